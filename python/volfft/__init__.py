@@ -1,0 +1,31 @@
+"""volfft: distributed 2-D and 3-D FFTs on MPI, with placement and performance models.
+
+The subpackages :mod:`volfft.mapping` and :mod:`volfft.model` are pure Python + numpy and
+import without MPI. The distributed transforms (:class:`volfft.Plan`) need the compiled
+extension and mpi4py; they are loaded on first use so that ``import volfft.mapping`` works on a
+login node without MPI.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "Plan": "volfft.plan",
+    "scatter": "volfft.plan",
+    "gather": "volfft.plan",
+    "describe": "volfft.plan",
+    "VolfftError": "volfft.plan",
+}
+
+
+def __getattr__(name: str):
+    # Lazy import: the native module pulls in MPI, which pure-Python users do not need.
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'volfft' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = sorted(_LAZY) + ["__version__"]

@@ -1,0 +1,5 @@
+import sys
+
+from volfft.cli import main
+
+sys.exit(main())
