@@ -1,0 +1,162 @@
+// volfft::Plan for Python: construction from mpi4py communicators and option names, queries,
+// and forward/backward on numpy arrays used in place (no copies, GIL released).
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings.hpp"
+#include "volfft/plan.hpp"
+
+namespace volfft_python {
+
+namespace {
+
+// Arrays are passed through with .noconvert(): a converted copy would silently lose output.
+using InputArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+using OutputArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+std::int64_t real_bytes(volfft::Precision p) { return p == volfft::Precision::float64 ? 8 : 4; }
+
+// A Plan whose collective destruction can happen at a chosen point (close()), and which is
+// never destroyed after MPI_Finalize (the interpreter may collect it after mpi4py finalised
+// MPI; freeing communicators then would abort, so the plan is abandoned instead).
+class PlanHandle {
+ public:
+  PlanHandle(nb::handle comm, const std::vector<std::int64_t>& shape, const std::string& kind,
+             const std::string& precision, const std::array<int, 2>& grid,
+             const std::string& engine, const std::string& layout, const std::string& effort,
+             bool scale_backward, const std::vector<int>& rank_order) {
+    MPI_Comm c = to_mpi_comm(comm);
+    const volfft::Options options =
+        make_options(grid, engine, layout, effort, scale_backward, rank_order);
+    const volfft::Kind k = volfft::parse_kind(kind);
+    const volfft::Precision p = volfft::parse_precision(precision);
+    // Planning is collective and may measure for a while: let other Python threads run.
+    nb::gil_scoped_release release;
+    plan_ = std::make_unique<volfft::Plan>(c, shape, k, p, options);
+  }
+  ~PlanHandle() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) (void)plan_.release();
+  }
+
+  void close() { plan_.reset(); }
+  bool closed() const { return !plan_; }
+
+  volfft::Plan& plan() const {
+    if (!plan_) throw volfft::Error("plan: the plan is closed; create a new Plan");
+    return *plan_;
+  }
+
+  void forward(const InputArray& a, OutputArray& out) {
+    volfft::Plan& p = plan();
+    const std::int64_t in_element = p.kind() == volfft::Kind::r2c
+                                        ? real_bytes(p.precision())
+                                        : 2 * real_bytes(p.precision());
+    check_bytes("a", a.nbytes(), p.input_count() * in_element);
+    check_bytes("out", out.nbytes(), p.output_count() * 2 * real_bytes(p.precision()));
+    nb::gil_scoped_release release;
+    p.forward_raw(a.data(), out.data());
+  }
+
+  void backward(const InputArray& b, OutputArray& out) {
+    volfft::Plan& p = plan();
+    const std::int64_t out_element = p.kind() == volfft::Kind::r2c
+                                         ? real_bytes(p.precision())
+                                         : 2 * real_bytes(p.precision());
+    check_bytes("b", b.nbytes(), p.output_count() * 2 * real_bytes(p.precision()));
+    check_bytes("out", out.nbytes(), p.input_count() * out_element);
+    nb::gil_scoped_release release;
+    p.backward_raw(b.data(), out.data());
+  }
+
+  std::vector<std::pair<std::string, double>> timings(const std::string& direction,
+                                                      bool max_over_ranks) const {
+    volfft::Direction d;
+    if (direction == "forward") {
+      d = volfft::Direction::forward;
+    } else if (direction == "backward") {
+      d = volfft::Direction::backward;
+    } else {
+      throw volfft::Error("direction: expected 'forward' or 'backward', got '" + direction + "'");
+    }
+    std::vector<std::pair<std::string, double>> result;
+    std::vector<volfft::Phase> measured;
+    if (max_over_ranks) {
+      nb::gil_scoped_release release;  // collective
+      measured = plan().timings_max(d);
+    } else {
+      measured = plan().timings(d);
+    }
+    result.reserve(measured.size());
+    for (const auto& ph : measured) result.emplace_back(ph.name, ph.seconds);
+    return result;
+  }
+
+ private:
+  // Last line of defence against buffer overruns when _volfft is called directly;
+  // volfft.Plan checks shape and dtype first and gives the user-facing message.
+  static void check_bytes(const char* name, std::size_t got, std::int64_t expected) {
+    if (static_cast<std::int64_t>(got) != expected) {
+      throw volfft::Error(std::string(name) + ": expected " + std::to_string(expected) +
+                          " bytes, got " + std::to_string(got));
+    }
+  }
+
+  std::unique_ptr<volfft::Plan> plan_;
+};
+
+std::pair<std::array<std::int64_t, 3>, std::array<std::int64_t, 3>> box_pair(
+    const volfft::Box& b) {
+  return {b.lo, b.hi};
+}
+
+}  // namespace
+
+void bind_plan(nb::module_& m) {
+  nb::class_<PlanHandle>(m, "Plan", "Native plan; use volfft.Plan.")
+      .def(nb::init<nb::handle, const std::vector<std::int64_t>&, const std::string&,
+                    const std::string&, const std::array<int, 2>&, const std::string&,
+                    const std::string&, const std::string&, bool, const std::vector<int>&>(),
+           nb::arg("comm"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"),
+           nb::arg("grid"), nb::arg("engine"), nb::arg("layout"), nb::arg("effort"),
+           nb::arg("scale_backward"), nb::arg("rank_order"))
+      .def("close", &PlanHandle::close)
+      .def_prop_ro("closed", &PlanHandle::closed)
+      .def("forward", &PlanHandle::forward, nb::arg("a").noconvert(),
+           nb::arg("out").noconvert())
+      .def("backward", &PlanHandle::backward, nb::arg("b").noconvert(),
+           nb::arg("out").noconvert())
+      .def("timings", &PlanHandle::timings, nb::arg("direction"), nb::arg("max_over_ranks"))
+      .def("ndim", [](const PlanHandle& h) { return h.plan().ndim(); })
+      .def("shape", [](const PlanHandle& h) { return h.plan().shape(); })
+      .def("kind", [](const PlanHandle& h) { return std::string(volfft::to_string(h.plan().kind())); })
+      .def("precision",
+           [](const PlanHandle& h) { return std::string(volfft::to_string(h.plan().precision())); })
+      .def("grid", [](const PlanHandle& h) { return h.plan().grid(); })
+      .def("engine",
+           [](const PlanHandle& h) { return std::string(volfft::to_string(h.plan().engine())); })
+      .def("layout",
+           [](const PlanHandle& h) { return std::string(volfft::to_string(h.plan().layout())); })
+      .def("grid_position", [](const PlanHandle& h) { return h.plan().grid_position(); })
+      .def("input_box", [](const PlanHandle& h) { return box_pair(h.plan().input_box()); })
+      .def("output_box", [](const PlanHandle& h) { return box_pair(h.plan().output_box()); })
+      .def("input_order", [](const PlanHandle& h) { return h.plan().input_order(); })
+      .def("output_order", [](const PlanHandle& h) { return h.plan().output_order(); })
+      .def("input_count", [](const PlanHandle& h) { return h.plan().input_count(); })
+      .def("output_count", [](const PlanHandle& h) { return h.plan().output_count(); })
+      .def("workspace_bytes", [](const PlanHandle& h) { return h.plan().workspace_bytes(); })
+      .def("description",
+           [](const PlanHandle& h) { return description_to_dict(h.plan().description()); });
+}
+
+}  // namespace volfft_python

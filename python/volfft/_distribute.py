@@ -1,0 +1,163 @@
+"""Scatter a global array from one rank into a plan's layout, and gather it back.
+
+Both are collective over the plan's communicator. Every rank learns the others' boxes with one
+small gather, so the helpers work for any grid, placement and memory order. Argument errors are
+agreed on by all ranks before any data moves: a bad array on one rank raises the same exception
+on every rank instead of leaving the others waiting.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple
+
+import numpy as np
+
+from volfft._native import native
+
+if TYPE_CHECKING:  # pragma: no cover
+    from volfft.plan import Plan
+
+_TAG = 7717  # one tag for every block: each pair exchanges at most one message per call
+
+
+def _agree(comm: Any, error: Optional[Exception]) -> None:
+    """Raise the first rank's error on every rank, if any rank has one."""
+    errors = comm.allgather(error)
+    for e in errors:
+        if e is not None:
+            raise e
+
+
+def _check_root(comm: Any, root: Any) -> int:
+    if isinstance(root, bool) or not isinstance(root, (int, np.integer)):
+        raise TypeError(f"root: expected an int rank, got {root!r}")
+    if not 0 <= root < comm.size:
+        raise native().VolfftError(
+            f"root: expected a rank in 0..{comm.size - 1}, got {root}")
+    return int(root)
+
+
+def _side(plan: "Plan", forward_output: bool) -> Tuple[Tuple[int, ...], Tuple[int, ...], np.dtype]:
+    """(global shape, memory order, dtype) of one side of the plan."""
+    if forward_output:
+        return plan.output_global_shape, plan.output_order, plan.output_dtype
+    return plan.shape, plan.input_order, plan.input_dtype
+
+
+def _block_shape(block: Tuple[slice, ...], order: Tuple[int, ...]) -> Tuple[int, ...]:
+    return tuple(block[a].stop - block[a].start for a in order)
+
+
+def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
+            forward_output: bool = False) -> np.ndarray:
+    """Distribute a global array held by ``root`` into every rank's local array. Collective.
+
+    Parameters
+    ----------
+    plan : volfft.Plan
+    global_array : numpy.ndarray or None
+        On ``root``: the whole array, of shape ``plan.shape`` (``forward_output``: the output's
+        global shape), with a dtype that casts to the plan's (same kind: no complex to real).
+        Ignored on the other ranks (pass None).
+    root : int
+        The rank holding the global array.
+    forward_output : bool
+        False: the forward input layout (the usual case). True: the forward output layout.
+
+    Returns
+    -------
+    numpy.ndarray
+        This rank's local array, ready for ``plan.forward`` (or ``plan.backward``).
+    """
+    comm = plan.comm
+    root = _check_root(comm, root)
+    shape, order, dtype = _side(plan, forward_output)
+    error: Optional[Exception] = None
+    if comm.rank == root:
+        try:
+            if not isinstance(global_array, np.ndarray):
+                raise TypeError(
+                    f"global_array: expected a numpy.ndarray on the root rank, got "
+                    f"{type(global_array).__name__}")
+            if global_array.shape != shape:
+                raise native().VolfftError(
+                    f"global_array: expected the global shape {shape}, got {global_array.shape}")
+            if not np.can_cast(global_array.dtype, dtype, casting="same_kind"):
+                raise TypeError(
+                    f"global_array: expected a dtype that casts to {dtype}, got "
+                    f"{global_array.dtype}")
+        except (TypeError, ValueError) as e:
+            error = e
+    _agree(comm, error)
+
+    blocks: Optional[List[Tuple[slice, ...]]] = comm.gather(
+        plan.local_slice(forward_output), root=root)
+    local = plan.output_array() if forward_output else plan.input_array()
+    if comm.rank != root:
+        comm.Recv(local, source=root, tag=_TAG)
+        return local
+    for rank, block in enumerate(blocks):
+        # transpose(order): the block's axes into the receiving rank's memory order.
+        piece = np.ascontiguousarray(global_array[block].transpose(order), dtype=dtype)
+        if rank == root:
+            local[...] = piece
+        else:
+            comm.Send(piece, dest=rank, tag=_TAG)
+    return local
+
+
+def gather(plan: "Plan", local_array: np.ndarray, root: int = 0,
+           forward_output: bool = True) -> Optional[np.ndarray]:
+    """Collect every rank's local array into one global array on ``root``. Collective.
+
+    Parameters
+    ----------
+    plan : volfft.Plan
+    local_array : numpy.ndarray
+        This rank's array in the plan's layout (``forward_output``: as ``plan.forward``
+        returned it; otherwise as ``plan.backward`` returned it).
+    root : int
+        The rank receiving the result.
+    forward_output : bool
+        Which side of the plan ``local_array`` is on (default: the forward output).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        On ``root`` the global array in C order (shape ``plan.shape``, or for the forward
+        output of r2c the last axis ``n // 2 + 1``); None on the other ranks.
+    """
+    comm = plan.comm
+    root = _check_root(comm, root)
+    shape, order, dtype = _side(plan, forward_output)
+    local_shape = plan.output_shape if forward_output else plan.input_shape
+    error: Optional[Exception] = None
+    try:
+        if not isinstance(local_array, np.ndarray):
+            raise TypeError(
+                f"local_array: expected a numpy.ndarray, got {type(local_array).__name__}")
+        if local_array.dtype != dtype:
+            raise TypeError(f"local_array: expected dtype {dtype}, got {local_array.dtype}")
+        if local_array.shape != local_shape:
+            raise native().VolfftError(
+                f"local_array: expected this rank's local shape {local_shape} "
+                f"({'forward output' if forward_output else 'forward input'}), "
+                f"got {local_array.shape}")
+    except (TypeError, ValueError) as e:
+        error = e
+    _agree(comm, error)
+
+    blocks: Optional[List[Tuple[slice, ...]]] = comm.gather(
+        plan.local_slice(forward_output), root=root)
+    if comm.rank != root:
+        comm.Send(np.ascontiguousarray(local_array), dest=root, tag=_TAG)
+        return None
+    result = np.empty(shape, dtype)
+    inverse = tuple(int(a) for a in np.argsort(order))  # memory order -> global axis order
+    for rank, block in enumerate(blocks):
+        if rank == root:
+            piece = local_array
+        else:
+            piece = np.empty(_block_shape(block, order), dtype)
+            comm.Recv(piece, source=rank, tag=_TAG)
+        result[block] = piece.transpose(inverse)
+    return result

@@ -1,0 +1,579 @@
+"""Distributed 2-D and 3-D FFTs of numpy arrays over an mpi4py communicator.
+
+:class:`Plan` wraps the C++ ``volfft::Plan``: arrays are handed to the library in place (no
+copies) when they are C-contiguous, of the plan's dtype and of this rank's local shape. The
+local shape is this rank's index box, its axes permuted into the memory order of that side
+(:attr:`Plan.input_order`, :attr:`Plan.output_order`).
+
+Conventions (those of ``numpy.fft``): ``forward`` computes the unscaled transform with
+``exp(-2j*pi*k*x/n)``; ``backward`` the inverse, scaled by ``1/N`` unless
+``scale_backward=False``, so ``backward(forward(a))`` returns ``a``. For ``kind="r2c"`` the last
+axis of the output holds ``n // 2 + 1`` complex values, as in ``numpy.fft.rfftn``.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from volfft._describe import model_description
+from volfft._distribute import gather, scatter
+from volfft._native import native
+
+__all__ = ["Plan", "describe", "scatter", "gather", "VolfftError"]
+
+#: Raised for invalid argument values (a subclass of ValueError). Wrong types raise TypeError.
+VolfftError = native().VolfftError
+
+_KINDS = ("c2c", "r2c")
+
+# numpy dtype -> (precision name understood by the library, complex dtype of that precision)
+_PRECISIONS = {
+    np.dtype(np.complex128): ("double", np.dtype(np.complex128)),
+    np.dtype(np.float64): ("double", np.dtype(np.complex128)),
+    np.dtype(np.complex64): ("float", np.dtype(np.complex64)),
+    np.dtype(np.float32): ("float", np.dtype(np.complex64)),
+}
+
+Grid = Union[str, Tuple[int, int], Sequence[int]]
+
+
+def _check_kind(kind: Any) -> str:
+    if not isinstance(kind, str) or kind not in _KINDS:
+        raise VolfftError(f"kind: expected 'c2c' or 'r2c', got {kind!r}")
+    return kind
+
+
+def _check_shape(shape: Any) -> Tuple[int, ...]:
+    try:
+        sizes = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape: expected a sequence of 2 or 3 ints, got {shape!r}") from None
+    if len(sizes) not in (2, 3):
+        raise VolfftError(f"shape: expected 2 or 3 sizes (a 2-D or 3-D array), got {shape!r}")
+    if any(n < 1 for n in sizes):
+        raise VolfftError(f"shape: expected positive sizes, got {shape!r}")
+    return sizes
+
+
+def _check_dtype(dtype: Any, kind: str) -> Tuple[str, np.dtype, np.dtype]:
+    """(precision name, input dtype, output dtype) of a plan."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype: expected a numpy dtype, got {dtype!r}") from None
+    if dt not in _PRECISIONS:
+        raise TypeError(
+            f"dtype: expected complex128 or complex64 (c2c), float64 or float32 (r2c), got {dt}"
+        )
+    precision, complex_dtype = _PRECISIONS[dt]
+    if kind == "c2c":
+        if dt.kind != "c":
+            raise TypeError(
+                f"dtype: a c2c plan transforms complex arrays: expected complex128 or complex64, "
+                f"got {dt} (use kind='r2c' for real input)"
+            )
+        return precision, dt, complex_dtype
+    # r2c: the dtype selects the precision; the input is real of that precision.
+    return precision, np.dtype(np.float64 if precision == "double" else np.float32), complex_dtype
+
+
+def _check_grid(grid: Grid) -> Tuple[int, int]:
+    if isinstance(grid, str):
+        if grid != "auto":
+            raise VolfftError(f"grid: expected 'auto' or a pair (p0, p1), got {grid!r}")
+        return (0, 0)
+    try:
+        pair = tuple(operator.index(p) for p in grid)
+    except TypeError:
+        raise TypeError(f"grid: expected 'auto' or a pair of ints (p0, p1), got {grid!r}") from None
+    if len(pair) != 2 or min(pair) < 1:
+        raise VolfftError(f"grid: expected 'auto' or a pair (p0, p1) of ints >= 1, got {grid!r}")
+    return pair  # type: ignore[return-value]
+
+
+def _check_name(name: str, value: Any) -> str:
+    # The library checks the value itself (its message lists the accepted names).
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a string, got {value!r}")
+    return value
+
+
+def _rank_order(placement: Any) -> list:
+    """The rank order of a placement: None, an object with rank_order(), or ints."""
+    if placement is None:
+        return []
+    if hasattr(placement, "rank_order"):
+        placement = placement.rank_order()
+    try:
+        return [operator.index(r) for r in np.asarray(placement).reshape(-1).tolist()]
+    except TypeError:
+        raise TypeError(
+            "placement: expected None, an object with rank_order() (volfft.mapping.Placement) "
+            f"or a sequence of ints, got {placement!r}"
+        ) from None
+
+
+def describe(
+    nprocs: int,
+    shape: Sequence[int],
+    kind: str = "c2c",
+    dtype: Any = np.complex128,
+    grid: Grid = "auto",
+    engine: str = "auto",
+    layout: str = "transposed",
+    placement: Any = None,
+) -> Dict[str, Any]:
+    """What a plan on ``nprocs`` ranks would do, without MPI: grid, FFT stages, messages.
+
+    Parameters
+    ----------
+    nprocs : int
+        Number of ranks of the (hypothetical) communicator.
+    shape, kind, dtype, grid, engine, layout, placement
+        As for :class:`Plan`.
+
+    Returns
+    -------
+    dict
+        ``{"shape", "kind", "precision", "element_bytes", "grid", "engine", "layout",
+        "exchanges": [{"name", "messages"}], "stages": [{"axes", "length", "count_per_rank",
+        "kind"}], ...}``; ``messages`` is an int64 array of rows (source, destination, bytes)
+        in virtual ranks ``g = i * p1 + j``, ``count_per_rank`` an int64 array of the number of
+        1-D (or multi-dimensional) FFTs each virtual rank does. See docs/python.md.
+
+    Raises
+    ------
+    VolfftError
+        Invalid values (the same messages :class:`Plan` gives).
+    TypeError
+        Arguments of the wrong type.
+    """
+    try:
+        nprocs = operator.index(nprocs)
+    except TypeError:
+        raise TypeError(f"nprocs: expected an int, got {nprocs!r}") from None
+    if nprocs < 1:
+        raise VolfftError(f"nprocs: expected at least 1 rank, got {nprocs}")
+    kind = _check_kind(kind)
+    sizes = _check_shape(shape)
+    precision, _, _ = _check_dtype(dtype, kind)
+    raw = native().describe(
+        nprocs,
+        list(sizes),
+        kind,
+        precision,
+        _check_grid(grid),
+        _check_name("engine", engine),
+        _check_name("layout", layout),
+        "estimate",
+        True,
+        _rank_order(placement),
+    )
+    return model_description(raw)
+
+
+class Plan:
+    """A distributed FFT of a global C-order array of shape ``(n0, n1)`` or ``(n0, n1, n2)``.
+
+    Construction, :meth:`forward`, :meth:`backward` and :meth:`close` are collective over
+    ``comm``: every rank calls them, with the same arguments.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The ranks sharing the array. Kept alive by the plan.
+    shape : sequence of int
+        Global shape, 2 or 3 positive sizes. Any sizes work (primes, sizes smaller than the
+        number of ranks: some ranks then hold nothing).
+    dtype : numpy dtype, default complex128
+        ``complex128``/``complex64`` for c2c; for r2c the precision (``float64`` or
+        ``complex128`` -> double, ``float32`` or ``complex64`` -> single).
+    kind : {"c2c", "r2c"}
+        Complex-to-complex, or real-to-complex forward with complex-to-real backward.
+    grid : "auto" or (p0, p1)
+        Process grid; ``p1 == 1`` is the slab decomposition, otherwise pencils. ``p0 * p1``
+        must equal ``comm.size``; 2-D arrays take slabs only, ``(comm.size, 1)``.
+    engine : {"auto", "alltoallv", "alltoall", "alltoallw", "p2p"}
+        Exchange strategy.
+    layout : {"transposed", "natural"}
+        Memory order of the forward output: the fastest one (default), or C order.
+    effort : {"estimate", "measure", "patient"}
+        FFTW planner effort.
+    scale_backward : bool, default True
+        Scale :meth:`backward` by ``1/N`` (numpy's default ``norm="backward"``).
+    placement : None, volfft.mapping.Placement or sequence of int
+        Rank order: ``order[g]`` is the rank of ``comm`` that takes virtual grid position
+        ``g = i * p1 + j``. Anything with a ``rank_order()`` method is accepted.
+
+    Raises
+    ------
+    VolfftError
+        (a ValueError) invalid values: shape, grid not matching ``comm.size``, unknown names,
+        a placement that is not a permutation, arguments differing between ranks.
+    TypeError
+        Arguments of the wrong type (``comm`` not an mpi4py communicator, ``dtype`` not one of
+        the four supported, real dtype for c2c).
+
+    Examples
+    --------
+    >>> from mpi4py import MPI
+    >>> with volfft.Plan(MPI.COMM_WORLD, (64, 64, 64)) as plan:
+    ...     u = volfft.scatter(plan, global_array)
+    ...     u_hat = plan.forward(u)
+    """
+
+    def __init__(
+        self,
+        comm: Any,
+        shape: Sequence[int],
+        dtype: Any = np.complex128,
+        kind: str = "c2c",
+        grid: Grid = "auto",
+        engine: str = "auto",
+        layout: str = "transposed",
+        effort: str = "measure",
+        scale_backward: bool = True,
+        placement: Any = None,
+    ) -> None:
+        self._native = None  # set last: a failed construction leaves a closed plan
+        from mpi4py import MPI
+
+        if not isinstance(comm, MPI.Comm):
+            raise TypeError(
+                f"comm: expected an mpi4py.MPI.Comm (e.g. MPI.COMM_WORLD), got {type(comm).__name__}"
+            )
+        if comm == MPI.COMM_NULL:
+            raise VolfftError("comm: expected a valid communicator, got MPI.COMM_NULL")
+        kind = _check_kind(kind)
+        sizes = _check_shape(shape)
+        precision, input_dtype, output_dtype = _check_dtype(dtype, kind)
+        handle = native().Plan(
+            comm,
+            list(sizes),
+            kind,
+            precision,
+            _check_grid(grid),
+            _check_name("engine", engine),
+            _check_name("layout", layout),
+            _check_name("effort", effort),
+            bool(scale_backward),
+            _rank_order(placement),
+        )
+        self._comm = comm
+        self._shape = sizes
+        self._kind = kind
+        self._input_dtype = input_dtype
+        self._output_dtype = output_dtype
+        self._scale_backward = bool(scale_backward)
+        self._precision = precision
+        # Geometry is fixed for the plan's life: read it once, so each call checks arrays
+        # against Python tuples instead of crossing into C++.
+        d = len(sizes)
+        self._grid = tuple(handle.grid())
+        self._engine = handle.engine()
+        self._layout = handle.layout()
+        self._grid_position = tuple(handle.grid_position())
+        self._input_box = tuple(tuple(int(v) for v in side[:d]) for side in handle.input_box())
+        self._output_box = tuple(tuple(int(v) for v in side[:d]) for side in handle.output_box())
+        self._input_order = tuple(handle.input_order())
+        self._output_order = tuple(handle.output_order())
+        self._input_shape = self._memory_shape(self._input_box, self._input_order)
+        self._output_shape = self._memory_shape(self._output_box, self._output_order)
+        self._workspace_bytes = int(handle.workspace_bytes())
+        self._native = handle
+
+    # ------------------------------------------------------------------ geometry
+    @staticmethod
+    def _memory_shape(box: Tuple[Tuple[int, ...], Tuple[int, ...]], order: Tuple[int, ...]):
+        lo, hi = box
+        return tuple(hi[a] - lo[a] for a in order)
+
+    @property
+    def comm(self) -> Any:
+        """The plan's communicator."""
+        return self._comm
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """Global shape of the forward input."""
+        return self._shape
+
+    @property
+    def output_global_shape(self) -> Tuple[int, ...]:
+        """Global shape of the forward output (r2c: last axis ``n // 2 + 1``)."""
+        if self._kind == "r2c":
+            return self._shape[:-1] + (self._shape[-1] // 2 + 1,)
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        """2 or 3."""
+        return len(self._shape)
+
+    @property
+    def kind(self) -> str:
+        """``"c2c"`` or ``"r2c"``."""
+        return self._kind
+
+    @property
+    def dtype(self) -> np.dtype:
+        """dtype of the forward input (same as :attr:`input_dtype`)."""
+        return self._input_dtype
+
+    @property
+    def input_dtype(self) -> np.dtype:
+        """dtype of the forward input / backward output (real for r2c)."""
+        return self._input_dtype
+
+    @property
+    def output_dtype(self) -> np.dtype:
+        """dtype of the forward output / backward input (always complex)."""
+        return self._output_dtype
+
+    @property
+    def grid(self) -> Tuple[int, int]:
+        """The process grid ``(p0, p1)`` in use (chosen when ``grid="auto"``)."""
+        return self._grid  # type: ignore[return-value]
+
+    @property
+    def grid_position(self) -> Tuple[int, int]:
+        """This rank's position ``(i, j)`` in the library's virtual grid."""
+        return self._grid_position  # type: ignore[return-value]
+
+    @property
+    def engine(self) -> str:
+        """The exchange engine in use (chosen when ``engine="auto"``)."""
+        return self._engine
+
+    @property
+    def layout(self) -> str:
+        """``"transposed"`` or ``"natural"``."""
+        return self._layout
+
+    @property
+    def scale_backward(self) -> bool:
+        """Whether :meth:`backward` multiplies by ``1/N``."""
+        return self._scale_backward
+
+    @property
+    def input_order(self) -> Tuple[int, ...]:
+        """Memory order of the local input: global axes from slowest to fastest."""
+        return self._input_order
+
+    @property
+    def output_order(self) -> Tuple[int, ...]:
+        """Memory order of the local output: global axes from slowest to fastest.
+
+        The local output array is ``global_output[plan.local_slice(True)].transpose(order)``.
+        """
+        return self._output_order
+
+    @property
+    def input_shape(self) -> Tuple[int, ...]:
+        """Shape of this rank's input array (its box extents in :attr:`input_order`)."""
+        return self._input_shape
+
+    @property
+    def output_shape(self) -> Tuple[int, ...]:
+        """Shape of this rank's output array (its box extents in :attr:`output_order`)."""
+        return self._output_shape
+
+    @property
+    def input_box(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        """This rank's input index box ``(lo, hi)`` in global axes, half-open."""
+        return self._input_box
+
+    @property
+    def output_box(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        """This rank's output index box ``(lo, hi)`` in global axes, half-open."""
+        return self._output_box
+
+    @property
+    def workspace_bytes(self) -> int:
+        """Bytes of workspace the plan holds on this rank."""
+        return self._workspace_bytes
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close`."""
+        return self._native is None
+
+    def local_slice(self, forward_output: bool = False) -> Tuple[slice, ...]:
+        """The global index slices this rank holds, in global axis order.
+
+        Parameters
+        ----------
+        forward_output : bool
+            False: the forward input (backward output); True: the forward output.
+
+        Returns
+        -------
+        tuple of slice
+            ``global_array[plan.local_slice()]`` is this rank's block, before permuting its
+            axes into the memory order.
+        """
+        lo, hi = self._output_box if forward_output else self._input_box
+        return tuple(slice(a, b) for a, b in zip(lo, hi))
+
+    def input_array(self) -> np.ndarray:
+        """A zeroed array for the forward input, of :attr:`input_shape` and :attr:`input_dtype`."""
+        self._live()
+        return np.zeros(self._input_shape, self._input_dtype)
+
+    def output_array(self) -> np.ndarray:
+        """A zeroed array for the forward output, of :attr:`output_shape` and :attr:`output_dtype`."""
+        self._live()
+        return np.zeros(self._output_shape, self._output_dtype)
+
+    def wavenumbers(self) -> Tuple[np.ndarray, ...]:
+        """Integer frequencies of this rank's output, one array per global axis.
+
+        ``k[d]`` holds the frequency along global axis ``d`` (numpy's ``fftfreq(n) * n``:
+        ``0, 1, ..., -2, -1``; the r2c last axis ``0 .. n // 2``) and is shaped to broadcast
+        against :meth:`output_array` whatever its memory order, so spectral operators do not
+        depend on the layout: ``(k[0]**2 + k[1]**2 + k[2]**2) * u_hat``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray (int64)
+            ``ndim`` arrays, indexed by global axis.
+        """
+        lo, hi = self._output_box
+        waves = []
+        for axis, n in enumerate(self._shape):
+            index = np.arange(lo[axis], hi[axis], dtype=np.int64)
+            if not (self._kind == "r2c" and axis == self.ndim - 1):
+                index = np.where(index < (n + 1) // 2, index, index - n)
+            shape = [1] * self.ndim
+            shape[self._output_order.index(axis)] = index.size
+            waves.append(index.reshape(shape))
+        return tuple(waves)
+
+    # ------------------------------------------------------------------ transforms
+    def _live(self):
+        if self._native is None:
+            raise VolfftError("plan: the plan is closed; create a new Plan")
+        return self._native
+
+    def _check_array(self, name: str, array: Any, shape, dtype: np.dtype, writable: bool) -> None:
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"{name}: expected a numpy.ndarray, got {type(array).__name__}")
+        if array.dtype != dtype:
+            raise TypeError(
+                f"{name}: expected dtype {dtype} (a {self._kind} plan in {self._precision} "
+                f"precision), got {array.dtype}"
+            )
+        if array.shape != shape:
+            raise VolfftError(
+                f"{name}: expected this rank's local shape {shape} (global box in memory order), "
+                f"got {array.shape}"
+            )
+        if not array.flags.c_contiguous:
+            raise VolfftError(
+                f"{name}: expected a C-contiguous array (volfft works in place); "
+                "use numpy.ascontiguousarray or plan.input_array()/output_array()"
+            )
+        if writable and not array.flags.writeable:
+            raise VolfftError(f"{name}: expected a writable array, got a read-only one")
+
+    def forward(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Forward transform (unscaled). Collective.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            This rank's input: shape :attr:`input_shape`, dtype :attr:`input_dtype`,
+            C-contiguous. Not modified.
+        out : numpy.ndarray, optional
+            Where to write the output: shape :attr:`output_shape`, dtype :attr:`output_dtype`,
+            C-contiguous, not overlapping ``a``. Allocated when omitted.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``.
+        """
+        handle = self._live()
+        self._check_array("a", a, self._input_shape, self._input_dtype, False)
+        if out is None:
+            out = np.empty(self._output_shape, self._output_dtype)
+        else:
+            self._check_array("out", out, self._output_shape, self._output_dtype, True)
+            if np.may_share_memory(a, out):
+                raise VolfftError("out: expected an array that does not overlap a")
+        handle.forward(a, out)
+        return out
+
+    def backward(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Backward transform, scaled by ``1/N`` when ``scale_backward``. Collective.
+
+        Parameters
+        ----------
+        b : numpy.ndarray
+            This rank's spectrum, as :meth:`forward` produced it: shape :attr:`output_shape`,
+            dtype :attr:`output_dtype`, C-contiguous. Not modified.
+        out : numpy.ndarray, optional
+            Shape :attr:`input_shape`, dtype :attr:`input_dtype`, C-contiguous, not
+            overlapping ``b``. Allocated when omitted.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``.
+        """
+        handle = self._live()
+        self._check_array("b", b, self._output_shape, self._output_dtype, False)
+        if out is None:
+            out = np.empty(self._input_shape, self._input_dtype)
+        else:
+            self._check_array("out", out, self._input_shape, self._input_dtype, True)
+            if np.may_share_memory(b, out):
+                raise VolfftError("out: expected an array that does not overlap b")
+        handle.backward(b, out)
+        return out
+
+    # ------------------------------------------------------------------ measuring
+    def timings(self, direction: str = "forward", max_over_ranks: bool = False) -> Dict[str, float]:
+        """Seconds per phase of the last :meth:`forward` or :meth:`backward` call.
+
+        Parameters
+        ----------
+        direction : {"forward", "backward"}
+        max_over_ranks : bool
+            False: this rank's times. True: each phase's maximum over the ranks (collective).
+
+        Returns
+        -------
+        dict
+            Phase name (``"fft2"``, ``"pack_row"``, ``"exchange_row"``, ...) -> seconds, in
+            pipeline order.
+        """
+        if direction not in ("forward", "backward"):
+            raise VolfftError(f"direction: expected 'forward' or 'backward', got {direction!r}")
+        return dict(self._live().timings(direction, bool(max_over_ranks)))
+
+    def describe(self) -> Dict[str, Any]:
+        """This plan's description (the dict :func:`describe` returns), as it was built."""
+        return model_description(self._live().description())
+
+    # ------------------------------------------------------------------ lifetime
+    def close(self) -> None:
+        """Free the plan's FFTW plans, buffers and communicators. Collective; idempotent."""
+        if self._native is not None:
+            handle, self._native = self._native, None
+            handle.close()
+
+    def __enter__(self) -> "Plan":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"grid={self._grid}, engine={self._engine!r}"
+        return (
+            f"volfft.Plan(shape={self._shape}, kind={self._kind!r}, dtype={self._input_dtype}, "
+            f"layout={self._layout!r}, {state})"
+        )
