@@ -126,4 +126,5 @@ class Machine:
         """Short text such as ``torus 8x8x8, 2 tasks/node``."""
         kind = ("torus" if all(self.wrap) else "mesh" if not any(self.wrap)
                 else "wrap " + "".join("T" if w else "M" for w in self.wrap))
-        return f"{kind} {'x'.join(map(str, self.dims))}, {self.tasks_per_node} tasks/node"
+        k = self.tasks_per_node
+        return f"{kind} {'x'.join(map(str, self.dims))}, {k} task{'' if k == 1 else 's'}/node"

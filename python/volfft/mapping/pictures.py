@@ -65,7 +65,8 @@ def _panel(fig, spec: tuple[int, int, int], points: np.ndarray, colours: np.ndar
     ax.set_zlabel("dim 2")
     for axis, e in zip((ax.xaxis, ax.yaxis, ax.zaxis), extent):
         axis.set_ticks(range(e) if e <= 16 else range(0, e, max(e // 8, 1)))
-    ax.set_title(title, fontsize=9)
+    # 3-D axes ignore tight_layout for titles; anchor the title inside the panel instead.
+    ax.text2D(0.5, 0.97, title, transform=ax.transAxes, ha="center", va="top", fontsize=9)
 
 
 def _placement_panel_data(placement: Placement, groups: str,
