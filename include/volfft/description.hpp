@@ -1,0 +1,57 @@
+// What a plan will do, as plain data: boxes, stages and every message of every exchange.
+// Computed by a pure function (no MPI), so the performance model and tests read the very
+// decisions the library executes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "volfft/box.hpp"
+#include "volfft/options.hpp"
+
+namespace volfft {
+
+/// One batch of 1-D (or merged multi-dimensional) FFTs done locally by every rank.
+struct StageDescription {
+  std::vector<int> axes;          ///< global axes transformed together (forward order)
+  bool real = false;              ///< the r2c (forward) / c2r (backward) stage
+  std::vector<int> memory_order;  ///< axes from slowest to fastest in this stage's memory
+};
+
+/// A message of an exchange between virtual ranks (g = i*p1 + j), in bytes.
+struct Message {
+  int source = 0;
+  int destination = 0;
+  std::int64_t bytes = 0;
+};
+
+struct ExchangeDescription {
+  std::string name;               ///< "row" (ranks sharing i) or "column" (ranks sharing j)
+  std::vector<Message> messages;  ///< forward direction; source != destination, bytes > 0
+};
+
+struct PlanDescription {
+  int ndim = 3;
+  std::array<std::int64_t, 3> shape{1, 1, 1};  ///< internal 3-D shape (2-D: {1, n0, n1})
+  Kind kind = Kind::c2c;
+  Precision precision = Precision::float64;
+  std::array<int, 2> grid{1, 1};
+  Engine engine = Engine::alltoallv;
+  Layout layout = Layout::transposed;
+  std::int64_t complex_bytes = 16;          ///< bytes of one complex element
+  std::vector<Box> input_boxes;             ///< per virtual rank, internal 3-D coordinates
+  std::vector<Box> output_boxes;            ///< per virtual rank (complex elements)
+  std::vector<int> input_order, output_order;  ///< internal axes, slowest to fastest
+  std::vector<StageDescription> stages;     ///< forward order
+  std::vector<ExchangeDescription> exchanges;  ///< forward order; trivial ones omitted
+};
+
+/// Describe the plan that Plan(comm, shape, kind, precision, options) would build on a
+/// communicator of `comm_size` ranks. Pure: no MPI, no FFTW. Throws std::invalid_argument
+/// with the same messages Plan gives for invalid arguments.
+PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, Kind kind,
+                         Precision precision, const Options& options = {});
+
+}  // namespace volfft

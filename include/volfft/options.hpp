@@ -1,0 +1,69 @@
+// Plan options: what to transform and how.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace volfft {
+
+/// Complex-to-complex, or real-to-complex forward with complex-to-real backward. For r2c the
+/// last axis n_last becomes n_last/2 + 1 complex values (the Hermitian half), as in FFTW/numpy.
+enum class Kind { c2c, r2c };
+
+enum class Precision { float64, float32 };
+
+/// The exchange strategy (the seeds' swappable communication layer).
+enum class Engine {
+  automatic,  ///< chosen by the planner (documented rule; see docs/conventions.md)
+  alltoallv,  ///< pack exact blocks, MPI_Alltoallv, unpack
+  alltoall,   ///< pack into equal padded blocks, MPI_Alltoall, unpack
+  alltoallw,  ///< MPI derived datatypes on both sides, MPI_Alltoallw; volfft packs nothing
+  p2p,        ///< pack, MPI_Irecv/MPI_Isend pairs (persistent requests), unpack
+};
+
+/// Memory order of the forward output (x-pencils).
+enum class Layout {
+  transposed,  ///< fastest order (default): see Plan::output_order()
+  natural,     ///< C order of the global axes
+};
+
+/// FFTW planner effort for the 1-D transforms.
+enum class Effort { estimate, measure, patient };
+
+struct Options {
+  /// Process grid p0 x p1 of the communicator's ranks. {0, 0} = choose automatically.
+  /// p1 == 1 is the slab decomposition (one exchange), otherwise pencils (two). 2-D arrays
+  /// only have slabs: their grid is {P, 1}.
+  std::array<int, 2> grid{0, 0};
+  Engine engine = Engine::automatic;
+  Layout layout = Layout::transposed;
+  Effort effort = Effort::measure;
+  /// Multiply backward() results by 1/N (N = product of the global shape), as numpy's
+  /// default norm="backward" does. forward() is never scaled.
+  bool scale_backward = true;
+  /// Placement: rank_order[g] = rank in the communicator that takes virtual grid position
+  /// g = i*p1 + j. Empty = identity. Must be a permutation of 0..P-1, equal on every rank.
+  std::vector<int> rank_order;
+  /// Optional user-owned workspace; nullptr = the plan allocates its own. When given it must
+  /// hold at least Plan::workspace_bytes() for the same shape/kind/options (query with
+  /// Plan::required_workspace_bytes before creating the plan) and outlive the plan.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+const char* to_string(Kind);
+const char* to_string(Precision);
+const char* to_string(Engine);
+const char* to_string(Layout);
+const char* to_string(Effort);
+/// Parse the names printed by to_string ("auto" for Engine::automatic). Throws
+/// std::invalid_argument naming the argument and the accepted values.
+Kind parse_kind(const std::string&);
+Precision parse_precision(const std::string&);
+Engine parse_engine(const std::string&);
+Layout parse_layout(const std::string&);
+Effort parse_effort(const std::string&);
+
+}  // namespace volfft

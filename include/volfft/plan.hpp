@@ -1,0 +1,114 @@
+// Plan: a distributed 2-D or 3-D FFT over an MPI communicator.
+#pragma once
+
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "volfft/box.hpp"
+#include "volfft/description.hpp"
+#include "volfft/error.hpp"
+#include "volfft/options.hpp"
+
+namespace volfft {
+
+enum class Direction { forward, backward };
+
+/// Time spent in one phase of the last forward() or backward() call.
+struct Phase {
+  std::string name;  ///< e.g. "fft2", "pack_row", "exchange_row", "unpack_row", "fft1", ...
+  double seconds = 0;
+};
+
+/// A distributed FFT of a global C-order array of shape (n0, n1) or (n0, n1, n2).
+///
+/// Data layout. Forward input: "z-pencils": virtual rank (i, j) of the p0 x p1 grid holds the
+/// C-order block input_box() with the last axis whole. Forward output: "x-pencils": the first
+/// axis whole, in the memory order output_order() (Layout::natural = C order; the default
+/// Layout::transposed = the order that is fastest for the last FFT stage). backward() takes
+/// exactly what forward() produced and returns the input layout. 2-D plans have slabs only.
+///
+/// Conventions: forward is unscaled (e^{-2 pi i k x / n}); backward (e^{+...}) is scaled by 1/N
+/// unless Options::scale_backward is false, so backward(forward(x)) == x, as with numpy's
+/// default norm. r2c: the last axis holds n/2 + 1 complex values.
+///
+/// Contracts: construction and destruction are collective over `comm`. forward()/backward()
+/// are collective; every rank passes arrays of input_count()/output_count() elements of the
+/// plan's precision, which must not overlap; the input array is not modified. Nothing is
+/// allocated in forward()/backward(). A Plan is not thread-safe.
+class Plan {
+ public:
+  Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind = Kind::c2c,
+       Precision precision = Precision::float64, const Options& options = {});
+  ~Plan();
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  // --- geometry (user axes: boxes have as many meaningful axes as the array; 2-D plans
+  //     report boxes of the form [0,1) x box) ---
+  int ndim() const;
+  std::vector<std::int64_t> shape() const;
+  Kind kind() const;
+  Precision precision() const;
+  std::array<int, 2> grid() const;
+  Engine engine() const;
+  Layout layout() const;
+  /// This rank's position in the virtual grid (i, j).
+  std::array<int, 2> grid_position() const;
+  /// Global index boxes held by this rank, in user axes (entries past ndim() are [0, 1)).
+  Box input_box() const;
+  Box output_box() const;
+  /// Memory order of each side: user axes from slowest to fastest.
+  std::vector<int> input_order() const;
+  std::vector<int> output_order() const;
+  /// Elements to allocate: input_count() reals (r2c) or complexes (c2c); output_count()
+  /// complexes.
+  std::int64_t input_count() const;
+  std::int64_t output_count() const;
+  /// Bytes of workspace this rank uses (owned by the plan unless Options::workspace).
+  std::size_t workspace_bytes() const;
+  /// The full description (every rank's boxes and every message).
+  const PlanDescription& description() const;
+  MPI_Comm comm() const;
+
+  // --- transforms ---
+  void forward(const std::complex<double>* in, std::complex<double>* out);
+  void forward(const double* in, std::complex<double>* out);
+  void forward(const std::complex<float>* in, std::complex<float>* out);
+  void forward(const float* in, std::complex<float>* out);
+  void backward(const std::complex<double>* in, std::complex<double>* out);
+  void backward(const std::complex<double>* in, double* out);
+  void backward(const std::complex<float>* in, std::complex<float>* out);
+  void backward(const std::complex<float>* in, float* out);
+  /// Untyped entry points (C API, Python): `in`/`out` must match kind() and precision().
+  void forward_raw(const void* in, void* out);
+  void backward_raw(const void* in, void* out);
+
+  // --- measuring ---
+  /// Phases of this rank's last call in `direction`, in pipeline order.
+  std::vector<Phase> timings(Direction direction) const;
+  /// Same, each phase the maximum over ranks. Collective.
+  std::vector<Phase> timings_max(Direction direction) const;
+
+  /// Workspace bytes the plan for these arguments needs on rank `rank` of `comm_size`.
+  /// Pure (no MPI).
+  static std::size_t required_workspace_bytes(int comm_size, int rank,
+                                              const std::vector<std::int64_t>& shape, Kind kind,
+                                              Precision precision, const Options& options = {});
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// "volfft 0.1.0 (FFTW 3.3.10, Open MPI v4.1.4)".
+std::string version_string();
+
+}  // namespace volfft

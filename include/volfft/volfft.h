@@ -1,0 +1,87 @@
+/* volfft C API: distributed 2-D/3-D FFTs on MPI.
+ *
+ * Every function returns a volfft_status; on failure volfft_last_error() gives a message
+ * (per thread, valid until the next volfft call on that thread). No C++ exception crosses
+ * this boundary. Semantics are those of volfft::Plan (include/volfft/plan.hpp). */
+#ifndef VOLFFT_H
+#define VOLFFT_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  VOLFFT_OK = 0,
+  VOLFFT_ERROR_ARGUMENT = 1, /* invalid argument (same on every rank for plan creation) */
+  VOLFFT_ERROR_MPI = 2,      /* an MPI call failed */
+  VOLFFT_ERROR_INTERNAL = 3  /* anything else (out of memory, FFTW planning failure) */
+} volfft_status;
+
+typedef enum { VOLFFT_C2C = 0, VOLFFT_R2C = 1 } volfft_kind;
+typedef enum { VOLFFT_DOUBLE = 0, VOLFFT_FLOAT = 1 } volfft_precision;
+typedef enum {
+  VOLFFT_ENGINE_AUTO = 0,
+  VOLFFT_ENGINE_ALLTOALLV = 1,
+  VOLFFT_ENGINE_ALLTOALL = 2,
+  VOLFFT_ENGINE_ALLTOALLW = 3,
+  VOLFFT_ENGINE_P2P = 4
+} volfft_engine;
+typedef enum { VOLFFT_LAYOUT_TRANSPOSED = 0, VOLFFT_LAYOUT_NATURAL = 1 } volfft_layout;
+typedef enum { VOLFFT_ESTIMATE = 0, VOLFFT_MEASURE = 1, VOLFFT_PATIENT = 2 } volfft_effort;
+typedef enum { VOLFFT_FORWARD = 0, VOLFFT_BACKWARD = 1 } volfft_direction;
+
+typedef struct {
+  int grid[2];            /* {0,0} = automatic */
+  int engine;             /* volfft_engine */
+  int layout;             /* volfft_layout */
+  int effort;             /* volfft_effort */
+  int scale_backward;     /* nonzero: backward scaled by 1/N (default) */
+  const int* rank_order;  /* NULL or comm-size entries: rank taking virtual position g */
+  int rank_order_length;
+  void* workspace;        /* NULL = plan-owned */
+  size_t workspace_bytes;
+} volfft_options;
+
+typedef struct volfft_plan_s* volfft_plan;
+
+/* Fill *options with the defaults. */
+void volfft_options_default(volfft_options* options);
+
+/* Collective over comm. shape has ndim (2 or 3) entries. options may be NULL. */
+volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
+                                 int precision, const volfft_options* options,
+                                 volfft_plan* plan);
+/* Collective. Accepts NULL. */
+volfft_status volfft_plan_destroy(volfft_plan plan);
+
+/* Collective. in/out as Plan::forward_raw / backward_raw. */
+volfft_status volfft_forward(volfft_plan plan, const void* in, void* out);
+volfft_status volfft_backward(volfft_plan plan, const void* in, void* out);
+
+/* Boxes in user axes: lo[3], hi[3] (entries past ndim are 0 and 1). */
+volfft_status volfft_input_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]);
+volfft_status volfft_output_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]);
+/* Memory orders: order[ndim], user axes slowest to fastest. */
+volfft_status volfft_input_order(volfft_plan plan, int* order);
+volfft_status volfft_output_order(volfft_plan plan, int* order);
+volfft_status volfft_counts(volfft_plan plan, int64_t* input_count, int64_t* output_count);
+volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes);
+volfft_status volfft_grid(volfft_plan plan, int grid[2]);
+
+/* Phase timings of the last call in `direction`. Up to *count phases are written; *count is
+ * set to the number of phases. max_over_ranks != 0 makes it collective (max over ranks).
+ * names[k] stay valid until the plan is destroyed or called again. */
+volfft_status volfft_timings(volfft_plan plan, int direction, int max_over_ranks, int* count,
+                             const char** names, double* seconds);
+
+const char* volfft_last_error(void);
+const char* volfft_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VOLFFT_H */

@@ -1,0 +1,180 @@
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "backend/fft_batch.hpp"
+
+namespace volfft::backend {
+namespace {
+
+// The FFTW API for one precision, so one template serves fftw_ and fftwf_.
+struct DoubleApi {
+  using real = double;
+  using complex = fftw_complex;
+  using plan = fftw_plan;
+  static plan dft(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
+                  void* out, int sign, unsigned f) {
+    return fftw_plan_guru64_dft(r, d, hr, hd, static_cast<complex*>(in),
+                                static_cast<complex*>(out), sign, f);
+  }
+  static plan r2c(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
+                  void* out, unsigned f) {
+    return fftw_plan_guru64_dft_r2c(r, d, hr, hd, static_cast<real*>(in),
+                                    static_cast<complex*>(out), f);
+  }
+  static plan c2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
+                  void* out, unsigned f) {
+    return fftw_plan_guru64_dft_c2r(r, d, hr, hd, static_cast<complex*>(in),
+                                    static_cast<real*>(out), f);
+  }
+  static void exec_dft(plan p, const void* in, void* out) {
+    fftw_execute_dft(p, (complex*)in, static_cast<complex*>(out));
+  }
+  static void exec_r2c(plan p, const void* in, void* out) {
+    fftw_execute_dft_r2c(p, (real*)in, static_cast<complex*>(out));
+  }
+  static void exec_c2r(plan p, const void* in, void* out) {
+    fftw_execute_dft_c2r(p, (complex*)in, static_cast<real*>(out));
+  }
+  static int alignment_of(const void* p) { return fftw_alignment_of((real*)p); }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+};
+
+struct FloatApi {
+  using real = float;
+  using complex = fftwf_complex;
+  using plan = fftwf_plan;
+  static plan dft(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
+                  void* out, int sign, unsigned f) {
+    return fftwf_plan_guru64_dft(r, d, hr, hd, static_cast<complex*>(in),
+                                 static_cast<complex*>(out), sign, f);
+  }
+  static plan r2c(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
+                  void* out, unsigned f) {
+    return fftwf_plan_guru64_dft_r2c(r, d, hr, hd, static_cast<real*>(in),
+                                     static_cast<complex*>(out), f);
+  }
+  static plan c2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
+                  void* out, unsigned f) {
+    return fftwf_plan_guru64_dft_c2r(r, d, hr, hd, static_cast<complex*>(in),
+                                     static_cast<real*>(out), f);
+  }
+  static void exec_dft(plan p, const void* in, void* out) {
+    fftwf_execute_dft(p, (complex*)in, static_cast<complex*>(out));
+  }
+  static void exec_r2c(plan p, const void* in, void* out) {
+    fftwf_execute_dft_r2c(p, (real*)in, static_cast<complex*>(out));
+  }
+  static void exec_c2r(plan p, const void* in, void* out) {
+    fftwf_execute_dft_c2r(p, (complex*)in, static_cast<real*>(out));
+  }
+  static int alignment_of(const void* p) { return fftwf_alignment_of((real*)p); }
+  static void destroy(plan p) { fftwf_destroy_plan(p); }
+};
+
+unsigned effort_flags(Effort e) {
+  switch (e) {
+    case Effort::estimate: return FFTW_ESTIMATE;
+    case Effort::measure: return FFTW_MEASURE;
+    case Effort::patient: return FFTW_PATIENT;
+  }
+  return FFTW_MEASURE;
+}
+
+template <class Api>
+class FftwBatch final : public FftBatch {
+ public:
+  FftwBatch(const BatchGeometry& g, Effort effort, void* plan_in, void* plan_out, bool fallback)
+      : transform_(g.transform),
+        in_alignment_(Api::alignment_of(plan_in)),
+        out_alignment_(Api::alignment_of(plan_out)) {
+    if (g.extent[0] * g.extent[1] * g.extent[2] == 0) return;  // empty box: nothing to do
+    // Transformed dimensions (their order matters only for r2c, whose halved axis is last),
+    // then the loop ("howmany") dimensions, slowest first.
+    std::vector<fftw_iodim64> dims, loops;
+    const bool real = g.transform == Transform::r2c || g.transform == Transform::c2r;
+    std::vector<int> axes = g.axes;
+    // Row-major order for FFTW (largest stride first); the r2c/c2r axis 2 must come last.
+    std::sort(axes.begin(), axes.end(), [&](int x, int y) {
+      if (real && (x == 2 || y == 2)) return y == 2 && x != 2;
+      return g.in_strides[x] > g.in_strides[y];
+    });
+    for (int a : axes) {
+      fftw_iodim64 d;
+      d.n = (real && a == 2) ? g.real_length : g.extent[a];
+      d.is = g.in_strides[a];
+      d.os = g.out_strides[a];
+      dims.push_back(d);
+    }
+    for (int a = 0; a < 3; ++a) {
+      if (std::find(g.axes.begin(), g.axes.end(), a) != g.axes.end() || g.extent[a] == 1)
+        continue;
+      loops.push_back(fftw_iodim64{g.extent[a], g.in_strides[a], g.out_strides[a]});
+    }
+    std::sort(loops.begin(), loops.end(),
+              [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
+    const unsigned flags = effort_flags(effort);
+    primary_ = make(g, dims, loops, plan_in, plan_out, flags);
+    if (fallback) unaligned_ = make(g, dims, loops, plan_in, plan_out, flags | FFTW_UNALIGNED);
+  }
+
+  ~FftwBatch() override {
+    if (primary_) Api::destroy(primary_);
+    if (unaligned_) Api::destroy(unaligned_);
+  }
+
+  void execute(const void* in, void* out) const override {
+    if (!primary_) return;
+    typename Api::plan p = primary_;
+    if (unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
+                       Api::alignment_of(out) != out_alignment_))
+      p = unaligned_;
+    switch (transform_) {
+      case Transform::c2c_forward:
+      case Transform::c2c_backward: Api::exec_dft(p, in, out); break;
+      case Transform::r2c: Api::exec_r2c(p, in, out); break;
+      case Transform::c2r: Api::exec_c2r(p, in, out); break;
+    }
+  }
+
+ private:
+  static typename Api::plan make(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
+                                 const std::vector<fftw_iodim64>& loops, void* in, void* out,
+                                 unsigned flags) {
+    void* o = g.in_place ? in : out;
+    typename Api::plan p = nullptr;
+    const int r = static_cast<int>(dims.size()), h = static_cast<int>(loops.size());
+    switch (g.transform) {
+      case Transform::c2c_forward: p = Api::dft(r, dims.data(), h, loops.data(), in, o, FFTW_FORWARD, flags); break;
+      case Transform::c2c_backward: p = Api::dft(r, dims.data(), h, loops.data(), in, o, FFTW_BACKWARD, flags); break;
+      case Transform::r2c: p = Api::r2c(r, dims.data(), h, loops.data(), in, o, flags); break;
+      case Transform::c2r: p = Api::c2r(r, dims.data(), h, loops.data(), in, o, flags); break;
+    }
+    if (!p) throw std::runtime_error("volfft: FFTW could not plan a batch of rank " + std::to_string(r));
+    return p;
+  }
+
+  Transform transform_;
+  int in_alignment_, out_alignment_;
+  typename Api::plan primary_ = nullptr;
+  typename Api::plan unaligned_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<FftBatch> make_fftw_batch(Precision precision, const BatchGeometry& geometry,
+                                          Effort effort, void* plan_in, void* plan_out,
+                                          bool unaligned_fallback) {
+  if (precision == Precision::float64)
+    return std::make_unique<FftwBatch<DoubleApi>>(geometry, effort, plan_in, plan_out,
+                                                  unaligned_fallback);
+  return std::make_unique<FftwBatch<FloatApi>>(geometry, effort, plan_in, plan_out,
+                                               unaligned_fallback);
+}
+
+const char* fftw_version() { return ::fftw_version; }
+
+}  // namespace volfft::backend

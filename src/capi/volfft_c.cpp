@@ -1,0 +1,200 @@
+// The C API: a thin shim over volfft::Plan. Every exception stops here and becomes a status
+// code plus a message for volfft_last_error().
+#include "volfft/volfft.h"
+
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "volfft/plan.hpp"
+
+struct volfft_plan_s {
+  volfft::Plan plan;
+  std::vector<volfft::Phase> phases;  // keeps the names handed out by volfft_timings alive
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+template <class F>
+volfft_status guarded(F&& f) {
+  try {
+    last_error.clear();
+    f();
+    return VOLFFT_OK;
+  } catch (const volfft::Error& e) {
+    last_error = e.what();
+    return VOLFFT_ERROR_ARGUMENT;
+  } catch (const std::bad_alloc&) {
+    last_error = "volfft: out of memory";
+    return VOLFFT_ERROR_INTERNAL;
+  } catch (const std::runtime_error& e) {
+    last_error = e.what();
+    return std::string(e.what()).find("MPI_") != std::string::npos ? VOLFFT_ERROR_MPI
+                                                                   : VOLFFT_ERROR_INTERNAL;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return VOLFFT_ERROR_INTERNAL;
+  } catch (...) {
+    last_error = "volfft: unknown error";
+    return VOLFFT_ERROR_INTERNAL;
+  }
+}
+
+void require_plan(volfft_plan p) {
+  if (!p) throw volfft::Error("volfft: plan is NULL");
+}
+
+template <class E>
+E enum_arg(int v, int count, const char* name) {
+  if (v < 0 || v >= count)
+    throw volfft::Error(std::string("volfft: ") + name + " must be one of the " + name +
+                        " constants; got " + std::to_string(v));
+  return static_cast<E>(v);
+}
+
+}  // namespace
+
+extern "C" {
+
+void volfft_options_default(volfft_options* o) {
+  if (!o) return;
+  *o = volfft_options{};
+  o->engine = VOLFFT_ENGINE_AUTO;
+  o->layout = VOLFFT_LAYOUT_TRANSPOSED;
+  o->effort = VOLFFT_MEASURE;
+  o->scale_backward = 1;
+}
+
+volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
+                                 int precision, const volfft_options* options,
+                                 volfft_plan* plan) {
+  return guarded([&] {
+    if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
+    *plan = nullptr;
+    if (!shape && ndim > 0) throw volfft::Error("volfft: shape is NULL");
+    std::vector<std::int64_t> s(shape, shape + (ndim > 0 ? ndim : 0));
+    volfft::Options o;
+    volfft_options defaults;
+    volfft_options_default(&defaults);
+    const volfft_options& c = options ? *options : defaults;
+    o.grid = {c.grid[0], c.grid[1]};
+    o.engine = enum_arg<volfft::Engine>(c.engine, 5, "engine");
+    o.layout = enum_arg<volfft::Layout>(c.layout, 2, "layout");
+    o.effort = enum_arg<volfft::Effort>(c.effort, 3, "effort");
+    o.scale_backward = c.scale_backward != 0;
+    if (c.rank_order && c.rank_order_length > 0)
+      o.rank_order.assign(c.rank_order, c.rank_order + c.rank_order_length);
+    o.workspace = c.workspace;
+    o.workspace_bytes = c.workspace_bytes;
+    // Kind and precision are checked by the Plan's collective (same message on all ranks).
+    const auto k = static_cast<volfft::Kind>(kind == VOLFFT_R2C ? 1 : 0);
+    const auto p = static_cast<volfft::Precision>(precision == VOLFFT_FLOAT ? 1 : 0);
+    if ((kind != VOLFFT_C2C && kind != VOLFFT_R2C) || (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT))
+      throw volfft::Error("volfft: kind must be VOLFFT_C2C or VOLFFT_R2C and precision VOLFFT_DOUBLE or VOLFFT_FLOAT");
+    *plan = new volfft_plan_s{volfft::Plan(comm, s, k, p, o), {}};
+  });
+}
+
+volfft_status volfft_plan_destroy(volfft_plan plan) {
+  return guarded([&] { delete plan; });
+}
+
+volfft_status volfft_forward(volfft_plan plan, const void* in, void* out) {
+  return guarded([&] {
+    require_plan(plan);
+    plan->plan.forward_raw(in, out);
+  });
+}
+
+volfft_status volfft_backward(volfft_plan plan, const void* in, void* out) {
+  return guarded([&] {
+    require_plan(plan);
+    plan->plan.backward_raw(in, out);
+  });
+}
+
+static void copy_box(const volfft::Box& b, int64_t lo[3], int64_t hi[3]) {
+  for (int a = 0; a < 3; ++a) lo[a] = b.lo[a], hi[a] = b.hi[a];
+}
+
+volfft_status volfft_input_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]) {
+  return guarded([&] {
+    require_plan(plan);
+    copy_box(plan->plan.input_box(), lo, hi);
+  });
+}
+
+volfft_status volfft_output_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]) {
+  return guarded([&] {
+    require_plan(plan);
+    copy_box(plan->plan.output_box(), lo, hi);
+  });
+}
+
+volfft_status volfft_input_order(volfft_plan plan, int* order) {
+  return guarded([&] {
+    require_plan(plan);
+    const auto o = plan->plan.input_order();
+    for (std::size_t k = 0; k < o.size(); ++k) order[k] = o[k];
+  });
+}
+
+volfft_status volfft_output_order(volfft_plan plan, int* order) {
+  return guarded([&] {
+    require_plan(plan);
+    const auto o = plan->plan.output_order();
+    for (std::size_t k = 0; k < o.size(); ++k) order[k] = o[k];
+  });
+}
+
+volfft_status volfft_counts(volfft_plan plan, int64_t* input_count, int64_t* output_count) {
+  return guarded([&] {
+    require_plan(plan);
+    if (input_count) *input_count = plan->plan.input_count();
+    if (output_count) *output_count = plan->plan.output_count();
+  });
+}
+
+volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes) {
+  return guarded([&] {
+    require_plan(plan);
+    *bytes = plan->plan.workspace_bytes();
+  });
+}
+
+volfft_status volfft_grid(volfft_plan plan, int grid[2]) {
+  return guarded([&] {
+    require_plan(plan);
+    const auto g = plan->plan.grid();
+    grid[0] = g[0], grid[1] = g[1];
+  });
+}
+
+volfft_status volfft_timings(volfft_plan plan, int direction, int max_over_ranks, int* count,
+                             const char** names, double* seconds) {
+  return guarded([&] {
+    require_plan(plan);
+    if (!count) throw volfft::Error("volfft: count is NULL");
+    const auto d = direction == VOLFFT_BACKWARD ? volfft::Direction::backward : volfft::Direction::forward;
+    plan->phases = max_over_ranks ? plan->plan.timings_max(d) : plan->plan.timings(d);
+    const int n = static_cast<int>(plan->phases.size());
+    for (int k = 0; k < n && k < *count; ++k) {
+      if (names) names[k] = plan->phases[k].name.c_str();
+      if (seconds) seconds[k] = plan->phases[k].seconds;
+    }
+    *count = n;
+  });
+}
+
+const char* volfft_last_error(void) { return last_error.c_str(); }
+
+const char* volfft_version(void) {
+  static const std::string v = volfft::version_string();
+  return v.c_str();
+}
+
+}  // extern "C"

@@ -1,0 +1,87 @@
+// Engine "alltoallw": MPI derived datatypes describe each block in place on both sides, and
+// MPI_Alltoallw moves them; volfft packs nothing (seed 004's "fft2d-i" with datatypes).
+// The receive types walk their boxes in the sender's memory order, so MPI performs the
+// transpose while it copies.
+#include "comm/packing.hpp"
+
+namespace volfft::comm {
+namespace {
+
+// A sub-box of a strided array as a datatype whose elements come in `traversal` order, with its
+// byte offset folded in (Alltoallw's displacements are ints; large arrays would overflow them).
+MPI_Datatype box_type(MPI_Datatype element, MPI_Aint element_bytes, const Box& sub, const Box& box,
+                      const std::array<core::Index, 3>& strides, const core::Order& traversal) {
+  MPI_Datatype t = element;
+  for (int k = 2; k >= 0; --k) {
+    const int a = traversal[k];
+    MPI_Datatype next;
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(sub.extent(a)), 1,
+                                      static_cast<MPI_Aint>(strides[a]) * element_bytes, t, &next),
+              "MPI_Type_create_hvector");
+    if (t != element) MPI_Type_free(&t);
+    t = next;
+  }
+  const MPI_Aint displacement = static_cast<MPI_Aint>(core::offset_of(sub, box, strides)) * element_bytes;
+  MPI_Datatype placed;
+  check_mpi(MPI_Type_create_hindexed_block(1, 1, &displacement, t, &placed),
+            "MPI_Type_create_hindexed_block");
+  MPI_Type_free(&t);
+  check_mpi(MPI_Type_commit(&placed), "MPI_Type_commit");
+  return placed;
+}
+
+template <class T>
+class AlltoallwExchange final : public Exchange {
+ public:
+  AlltoallwExchange(const Transfer& t, MPI_Comm group, void* src, void* /*send: unused*/)
+      : group_(group), src_(src) {
+    const int p = t.size();
+    const auto from_strides = core::strides_of(t.from_box, t.from_order);
+    const auto to_strides = core::strides_of(t.to_box, t.to_order);
+    const MPI_Aint bytes = sizeof(T);
+    counts_send_.assign(p, 0), counts_recv_.assign(p, 0), displs_.assign(p, 0);
+    send_types_.assign(p, MPI_BYTE), recv_types_.assign(p, MPI_BYTE);
+    for (int m = 0; m < p; ++m) {
+      if (!t.send[m].empty()) {
+        send_types_[m] = box_type(mpi_type_of<T>(), bytes, t.send[m], t.from_box, from_strides, t.from_order);
+        counts_send_[m] = 1;
+      }
+      if (!t.recv[m].empty()) {
+        recv_types_[m] = box_type(mpi_type_of<T>(), bytes, t.recv[m], t.to_box, to_strides, t.from_order);
+        counts_recv_[m] = 1;
+      }
+    }
+  }
+
+  ~AlltoallwExchange() override {
+    for (auto& x : send_types_) if (x != MPI_BYTE) MPI_Type_free(&x);
+    for (auto& x : recv_types_) if (x != MPI_BYTE) MPI_Type_free(&x);
+  }
+
+  bool scales() const override { return false; }
+
+  void run(void* dst, double, ExchangeTimes& times) override {
+    double t0 = now();
+    check_mpi(MPI_Alltoallw(src_, counts_send_.data(), displs_.data(), send_types_.data(), dst,
+                            counts_recv_.data(), displs_.data(), recv_types_.data(), group_),
+              "MPI_Alltoallw");
+    times.exchange += now() - t0;
+  }
+
+ private:
+  MPI_Comm group_;
+  void* src_;
+  std::vector<int> counts_send_, counts_recv_, displs_;
+  std::vector<MPI_Datatype> send_types_, recv_types_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Exchange> make_alltoallw(const Transfer& t, MPI_Comm g, void* src, void* send) {
+  return std::make_unique<AlltoallwExchange<T>>(t, g, src, send);
+}
+template std::unique_ptr<Exchange> make_alltoallw<std::complex<double>>(const Transfer&, MPI_Comm, void*, void*);
+template std::unique_ptr<Exchange> make_alltoallw<std::complex<float>>(const Transfer&, MPI_Comm, void*, void*);
+
+}  // namespace volfft::comm

@@ -1,0 +1,90 @@
+#include "comm/copy_box.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace volfft::comm {
+namespace {
+
+// Tile edge for transposes: 16 x 16 complex doubles = 4 KiB per side, both sides in L1.
+template <class T>
+constexpr Index tile_edge() {
+  return sizeof(T) >= 16 ? 16 : 32;
+}
+
+template <class T>
+inline void copy_row(const T* src, Index src_stride, T* dst, Index n,
+                     typename T::value_type scale) {
+  if (src_stride == 1 && scale == typename T::value_type(1)) {
+    std::memcpy(static_cast<void*>(dst), static_cast<const void*>(src), sizeof(T) * n);
+  } else if (src_stride == 1) {
+    for (Index k = 0; k < n; ++k) dst[k] = src[k] * scale;
+  } else if (scale == typename T::value_type(1)) {
+    for (Index k = 0; k < n; ++k) dst[k] = src[k * src_stride];
+  } else {
+    for (Index k = 0; k < n; ++k) dst[k] = src[k * src_stride] * scale;
+  }
+}
+
+}  // namespace
+
+template <class T>
+void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
+              const std::array<Index, 3>& ds, const std::array<Index, 3>& e,
+              typename T::value_type scale) {
+  if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) return;
+  // Axes of the destination from slowest to fastest (ignoring extent-1 axes' strides).
+  std::array<int, 3> ax{0, 1, 2};
+  std::sort(ax.begin(), ax.end(), [&](int a, int b) {
+    const Index sa = e[a] > 1 ? ds[a] : 0, sb = e[b] > 1 ? ds[b] : 0;
+    return sa > sb;
+  });
+  const int fd = ax[2];  // destination's fastest axis
+  int fs = fd;           // source's fastest axis among those with extent > 1
+  for (int a = 0; a < 3; ++a)
+    if (e[a] > 1 && (e[fs] <= 1 || ss[a] < ss[fs])) fs = a;
+  if (fs == fd || e[fs] <= 1 || ss[fd] == 1) {
+    // Stream rows along the destination's fastest axis.
+    const int a0 = ax[0], a1 = ax[1];
+    for (Index x0 = 0; x0 < e[a0]; ++x0)
+      for (Index x1 = 0; x1 < e[a1]; ++x1)
+        copy_row(src + x0 * ss[a0] + x1 * ss[a1], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1], e[fd],
+                 scale);
+    return;
+  }
+  // Transpose between fs (contiguous in src) and fd (contiguous in dst), the third axis outside.
+  const int t = 3 - fs - fd;
+  constexpr Index B = tile_edge<T>();
+  const Index n_s = e[fs], n_d = e[fd];
+  const Index src_d = ss[fd], src_s = ss[fs], dst_s = ds[fs], dst_d = ds[fd];
+  for (Index xt = 0; xt < e[t]; ++xt) {
+    const T* s_t = src + xt * ss[t];
+    T* d_t = dst + xt * ds[t];
+    for (Index s0 = 0; s0 < n_s; s0 += B) {
+      const Index s1 = std::min(n_s, s0 + B);
+      for (Index d0 = 0; d0 < n_d; d0 += B) {
+        const Index d1 = std::min(n_d, d0 + B);
+        for (Index xs = s0; xs < s1; ++xs) {
+          const T* s_row = s_t + xs * src_s;
+          T* d_row = d_t + xs * dst_s;
+          if (scale == typename T::value_type(1)) {
+            for (Index xd = d0; xd < d1; ++xd) d_row[xd * dst_d] = s_row[xd * src_d];
+          } else {
+            for (Index xd = d0; xd < d1; ++xd) d_row[xd * dst_d] = s_row[xd * src_d] * scale;
+          }
+        }
+      }
+    }
+  }
+}
+
+template void copy_box<std::complex<double>>(const std::complex<double>*,
+                                             const std::array<Index, 3>&, std::complex<double>*,
+                                             const std::array<Index, 3>&,
+                                             const std::array<Index, 3>&, double);
+template void copy_box<std::complex<float>>(const std::complex<float>*,
+                                            const std::array<Index, 3>&, std::complex<float>*,
+                                            const std::array<Index, 3>&,
+                                            const std::array<Index, 3>&, float);
+
+}  // namespace volfft::comm

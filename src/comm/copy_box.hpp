@@ -1,0 +1,33 @@
+// Copy a 3-D box of elements between two strided arrays: the one kernel behind pack, unpack,
+// local transposes and the self block of every exchange.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstdint>
+
+namespace volfft::comm {
+
+using Index = std::int64_t;
+
+/// dst[x] = scale * src[x] for every index x of a box of extents `extent`, where element x sits
+/// at sum_a x_a * stride[a] in each array. When the fastest axes of source and destination
+/// differ the copy is a tiled transpose (tiles stay in L1), otherwise rows are streamed.
+/// The arrays must not overlap.
+template <class T>
+void copy_box(const T* src, const std::array<Index, 3>& src_strides, T* dst,
+              const std::array<Index, 3>& dst_strides, const std::array<Index, 3>& extent,
+              typename T::value_type scale);
+
+extern template void copy_box<std::complex<double>>(const std::complex<double>*,
+                                                    const std::array<Index, 3>&,
+                                                    std::complex<double>*,
+                                                    const std::array<Index, 3>&,
+                                                    const std::array<Index, 3>&, double);
+extern template void copy_box<std::complex<float>>(const std::complex<float>*,
+                                                   const std::array<Index, 3>&,
+                                                   std::complex<float>*,
+                                                   const std::array<Index, 3>&,
+                                                   const std::array<Index, 3>&, float);
+
+}  // namespace volfft::comm

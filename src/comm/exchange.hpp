@@ -1,0 +1,49 @@
+// The exchange interface (the seeds' swappable communication layer) and its factory.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "core/blueprint.hpp"
+#include "volfft/options.hpp"
+
+namespace volfft::comm {
+
+/// Seconds spent in the phases of one exchange call.
+struct ExchangeTimes {
+  double pack = 0, exchange = 0, unpack = 0;
+};
+
+/// One direction of one exchange, with its buffers bound at plan time.
+///
+/// Buffers: `src` holds this rank's array before the exchange in its stage layout; it is
+/// clobbered (reused as the receive area). `send` is a scratch area of the blueprint's buffer
+/// capacity. `dst` (given per call) receives this rank's array after the exchange in the next
+/// stage's layout. The three must not overlap.
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  /// Collective over the group. Multiplies the data by `scale` on the way when scales() is true.
+  virtual void run(void* dst, double scale, ExchangeTimes& times) = 0;
+  /// false: the engine moves data without touching it (datatypes), the caller scales.
+  virtual bool scales() const { return true; }
+};
+
+/// The geometry of one direction: backward swaps what is sent and received.
+struct Transfer {
+  Box from_box, to_box;
+  core::Order from_order{0, 1, 2}, to_order{0, 1, 2};
+  std::vector<Box> send, recv;  // per member
+  int member = 0;
+  core::Index max_block = 0;
+  int size() const { return static_cast<int>(send.size()); }
+};
+
+Transfer transfer_of(const core::ExchangeGeometry& geometry, bool backward);
+
+/// `group`: the row or column communicator, whose rank m is member m of the geometry.
+std::unique_ptr<Exchange> make_exchange(Engine engine, const Transfer& transfer, MPI_Comm group,
+                                        Precision precision, void* src, void* send);
+
+}  // namespace volfft::comm

@@ -1,0 +1,258 @@
+#include "core/blueprint.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "volfft/error.hpp"
+
+namespace volfft::core {
+namespace {
+
+std::string grid_text(const std::array<int, 2>& g) {
+  return std::to_string(g[0]) + "x" + std::to_string(g[1]);
+}
+
+std::array<Index, 3> internal_shape(const std::vector<Index>& shape) {
+  if (shape.size() == 2) return {1, shape[0], shape[1]};
+  return {shape[0], shape[1], shape[2]};
+}
+
+Index complex_last(const std::array<Index, 3>& n, Kind kind) {
+  return kind == Kind::r2c ? n[2] / 2 + 1 : n[2];
+}
+
+Box make_box(Range r0, Range r1, Range r2) {
+  Box b;
+  b.lo = {r0.lo, r1.lo, r2.lo};
+  b.hi = {r0.hi, r1.hi, r2.hi};
+  return b;
+}
+
+Range whole(Index n) { return Range{0, n}; }
+
+// The three pencil boxes of virtual grid position (i, j) (seed 000, section 3.2):
+// A = z-pencils (axis 2 whole), B = y-pencils (axis 1 whole), C = x-pencils (axis 0 whole).
+struct PencilBoxes {
+  Box a, b, c, a_real;
+};
+
+PencilBoxes pencil_boxes(const std::array<Index, 3>& n, Kind kind, const std::array<int, 2>& grid,
+                         int i, int j) {
+  const Index nc = complex_last(n, kind);
+  const Range r0 = block_range(n[0], grid[0], i), r1 = block_range(n[1], grid[1], j);
+  PencilBoxes p;
+  p.a = make_box(r0, r1, whole(nc));
+  p.a_real = make_box(r0, r1, whole(n[2]));
+  p.b = make_box(r0, whole(n[1]), block_range(nc, grid[1], j));
+  p.c = make_box(whole(n[0]), block_range(n[1], grid[0], i), block_range(nc, grid[1], j));
+  return p;
+}
+
+std::array<int, 2> internal_grid(const std::vector<Index>& shape, const std::array<int, 2>& g) {
+  // A 2-D array (n0, n1) is the 3-D array (1, n0, n1) on the grid 1 x P: its slab exchange is
+  // then the "row" exchange and the r2c axis stays the last one.
+  if (shape.size() == 2) return {1, g[0] * g[1]};
+  return g;
+}
+
+// The x-pencil memory order for the transposed layout: the last FFT axis (0) fastest, so its
+// FFTs are contiguous; the unpack of the last exchange does the transpose on the way in.
+constexpr Order kTransposedX{1, 2, 0};
+constexpr Order kTransposedY{0, 2, 1};
+constexpr Order kNatural{0, 1, 2};
+
+void merge_ops(std::vector<FftOp>& into, const std::vector<FftOp>& more) {
+  for (const FftOp& op : more) {
+    // c2c batches on the same array fuse into one multi-dimensional FFTW plan.
+    if (!into.empty() && !into.back().real && !op.real) {
+      into.back().axes.insert(into.back().axes.end(), op.axes.begin(), op.axes.end());
+    } else {
+      into.push_back(op);
+    }
+  }
+}
+
+}  // namespace
+
+std::array<Index, 3> strides_of(const Box& box, const Order& order) {
+  std::array<Index, 3> s{};
+  Index stride = 1;
+  for (int k = 2; k >= 0; --k) {
+    s[order[k]] = stride;
+    stride *= box.extent(order[k]);
+  }
+  return s;
+}
+
+Index offset_of(const Box& sub, const Box& box, const std::array<Index, 3>& strides) {
+  Index off = 0;
+  for (int a = 0; a < 3; ++a) off += (sub.lo[a] - box.lo[a]) * strides[a];
+  return off;
+}
+
+void validate(int comm_size, const std::vector<Index>& shape, const Options& options) {
+  if (comm_size < 1) throw Error("volfft: the communicator must have at least one rank");
+  if (shape.size() != 2 && shape.size() != 3)
+    throw Error("volfft: shape must have 2 or 3 entries (a 2-D or 3-D array); got " +
+                std::to_string(shape.size()));
+  for (std::size_t a = 0; a < shape.size(); ++a)
+    if (shape[a] < 1)
+      throw Error("volfft: shape[" + std::to_string(a) + "] must be a positive size; got " +
+                  std::to_string(shape[a]));
+  const auto& g = options.grid;
+  const bool automatic = g[0] == 0 && g[1] == 0;
+  if (!automatic) {
+    if (g[0] < 1 || g[1] < 1)
+      throw Error("volfft: grid must be p0 x p1 with p0, p1 >= 1 (or 0x0 for automatic); got " +
+                  grid_text(g));
+    if (static_cast<long long>(g[0]) * g[1] != comm_size)
+      throw Error("volfft: grid " + grid_text(g) + " has " + std::to_string(g[0] * g[1]) +
+                  " ranks but the communicator has " + std::to_string(comm_size) +
+                  " (p0*p1 must equal the communicator size)");
+    if (shape.size() == 2 && g[1] != 1)
+      throw Error("volfft: 2-D arrays are decomposed in slabs only: grid must be " +
+                  std::to_string(comm_size) + "x1; got " + grid_text(g));
+  }
+  if (!options.rank_order.empty()) {
+    if (static_cast<int>(options.rank_order.size()) != comm_size)
+      throw Error("volfft: rank_order must have one entry per rank (" +
+                  std::to_string(comm_size) + "); got " +
+                  std::to_string(options.rank_order.size()));
+    std::vector<char> seen(comm_size, 0);
+    for (int r : options.rank_order) {
+      if (r < 0 || r >= comm_size || seen[r])
+        throw Error("volfft: rank_order must be a permutation of 0.." +
+                    std::to_string(comm_size - 1) + "; entry " + std::to_string(r) +
+                    (r < 0 || r >= comm_size ? " is out of range" : " repeats"));
+      seen[r] = 1;
+    }
+  }
+  if (options.workspace == nullptr && options.workspace_bytes != 0)
+    throw Error("volfft: workspace_bytes is set but workspace is null");
+}
+
+std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, Kind kind) {
+  const int P = comm_size;
+  if (shape.size() == 2) return {P, 1};
+  const auto n = internal_shape(shape);
+  if (P <= n[0] && P <= n[1]) return {P, 1};  // slabs: one exchange, every rank busy
+  // Pencils: the grid whose largest local array is smallest (load balance), then the most
+  // square one (fewest members per exchange).
+  std::array<int, 2> best{P, 1};
+  Index best_load = -1;
+  int best_skew = INT_MAX;
+  for (int p0 = 1; p0 <= P; ++p0) {
+    if (P % p0) continue;
+    const std::array<int, 2> g{p0, P / p0};
+    const auto b = pencil_boxes(n, kind, g, 0, 0);  // rank (0,0) holds the largest blocks
+    const Index load = std::max({b.a.size(), b.b.size(), b.c.size()});
+    const int skew = std::abs(g[0] - g[1]);
+    if (best_load < 0 || load < best_load || (load == best_load && skew < best_skew)) {
+      best = g, best_load = load, best_skew = skew;
+    }
+  }
+  return best;
+}
+
+Engine choose_engine(const std::array<int, 2>&) { return Engine::alltoallv; }
+
+Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& shape, Kind kind,
+                         Precision precision, const Options& options, bool padding) {
+  validate(comm_size, shape, options);
+  Blueprint bp;
+  bp.ndim = static_cast<int>(shape.size());
+  bp.shape = internal_shape(shape);
+  bp.kind = kind;
+  bp.precision = precision;
+  const bool automatic = options.grid[0] == 0 && options.grid[1] == 0;
+  const auto user_grid = automatic ? choose_grid(comm_size, shape, kind) : options.grid;
+  bp.grid = internal_grid(shape, user_grid);
+  bp.engine = options.engine == Engine::automatic ? choose_engine(user_grid) : options.engine;
+  bp.layout = options.layout;
+  bp.scale_backward = options.scale_backward;
+  bp.comm_size = comm_size;
+  bp.vrank = vrank;
+  bp.complex_bytes = precision == Precision::float64 ? 16 : 8;
+  const int p0 = bp.grid[0], p1 = bp.grid[1];
+  const int i = vrank / p1, j = vrank % p1;
+  bp.position = {i, j};
+  const auto& n = bp.shape;
+  const auto boxes = pencil_boxes(n, kind, bp.grid, i, j);
+  bp.real_box = kind == Kind::r2c ? boxes.a_real : boxes.a;
+
+  // Stage candidates A, B, C; an exchange inside a group of one rank is trivial, and the stages
+  // on both sides of it merge (their boxes are equal then).
+  Stage a{boxes.a, kNatural, {FftOp{{2}, kind == Kind::r2c}}};
+  Stage b{boxes.b, kTransposedY, {FftOp{{1}, false}}};
+  Stage c{boxes.c, bp.layout == Layout::natural ? kNatural : kTransposedX, {FftOp{{0}, false}}};
+  bp.stages.push_back(a);
+  if (p1 > 1) {
+    bp.stages.push_back(b);
+  } else {
+    merge_ops(bp.stages.back().ops, b.ops);
+  }
+  if (p0 > 1) {
+    bp.stages.push_back(c);
+  } else {
+    merge_ops(bp.stages.back().ops, c.ops);
+    // The stage that ends the pipeline holds the output: natural layout wants C order. Stage A
+    // is in C order already (it is the input layout).
+    if (bp.stages.size() > 1 && bp.layout == Layout::natural) bp.stages.back().order = kNatural;
+  }
+
+  // Exchange geometry.
+  auto add_exchange = [&](const char* name, bool row) {
+    ExchangeGeometry ex;
+    ex.name = name;
+    const int size = row ? p1 : p0;
+    const std::size_t k = bp.exchanges.size();
+    const Stage& from = bp.stages[k];
+    const Stage& to = bp.stages[k + 1];
+    ex.from_box = from.box, ex.to_box = to.box;
+    ex.from_order = from.order, ex.to_order = to.order;
+    ex.member = row ? j : i;
+    std::vector<PencilBoxes> member_boxes;
+    for (int m = 0; m < size; ++m) {
+      const int mi = row ? i : m, mj = row ? m : j;
+      ex.members.push_back(mi * p1 + mj);
+      member_boxes.push_back(pencil_boxes(n, kind, bp.grid, mi, mj));
+    }
+    auto from_of = [&](const PencilBoxes& pb) { return row ? pb.a : pb.b; };
+    auto to_of = [&](const PencilBoxes& pb) { return row ? pb.b : pb.c; };
+    for (int m = 0; m < size; ++m) {
+      ex.send.push_back(ex.from_box.intersect(to_of(member_boxes[m])));
+      ex.recv.push_back(from_of(member_boxes[m]).intersect(ex.to_box));
+      for (int d = 0; padding && d < size; ++d)
+        ex.max_block = std::max(ex.max_block,
+                                from_of(member_boxes[m]).intersect(to_of(member_boxes[d])).size());
+    }
+    for (const Box& bx : ex.send) ex.max_block = std::max(ex.max_block, bx.size());
+    if (ex.max_block > INT_MAX)
+      throw Error("volfft: a message of the " + ex.name + " exchange would hold " +
+                  std::to_string(ex.max_block) +
+                  " elements, more than MPI's int counts allow; use more ranks");
+    bp.exchanges.push_back(std::move(ex));
+  };
+  if (p1 > 1) add_exchange("row", true);
+  if (p0 > 1) add_exchange("column", false);
+
+  // Buffers: every stage array and every padded all-to-all area must fit. The executor uses
+  // stage k in buffer k and a third buffer as the send area (see plan/executor.cpp).
+  Index capacity = 0;
+  for (const Stage& s : bp.stages) capacity = std::max(capacity, s.box.size());
+  if (bp.engine == Engine::alltoall)
+    for (const auto& ex : bp.exchanges)
+      capacity = std::max(capacity, ex.max_block * static_cast<Index>(ex.members.size()));
+  bp.buffer_elements = capacity;
+  const std::size_t exchanges = bp.exchanges.size();
+  // Forward: stage arrays (all but the last, which is the user's output) + one send area.
+  // Backward r2c additionally needs a complex array before the final c2r transform.
+  bp.buffer_count = exchanges == 0 ? (kind == Kind::r2c ? 1 : 0) : static_cast<int>(exchanges) + 1;
+  if (exchanges == 1 && kind == Kind::r2c) bp.buffer_count = 3;
+  return bp;
+}
+
+}  // namespace volfft::core

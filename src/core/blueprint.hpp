@@ -1,0 +1,93 @@
+// The plan of one rank as plain data: stages of FFTs, their boxes and memory orders, and the
+// geometry of every exchange. Pure: no MPI, no FFTW. Plan, the engines and describe() all read
+// this one source, so what the library does and what the model predicts cannot drift apart.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "volfft/box.hpp"
+#include "volfft/options.hpp"
+
+namespace volfft::core {
+
+using Index = std::int64_t;
+/// Memory order of a local array: axes from slowest to fastest.
+using Order = std::array<int, 3>;
+
+/// A batch of FFTs over `axes` done together (one FFTW plan). `real`: the r2c stage on axis 2.
+struct FftOp {
+  std::vector<int> axes;
+  bool real = false;
+};
+
+/// FFTs done on one local array between two exchanges.
+struct Stage {
+  Box box;      ///< complex elements held in this stage
+  Order order;  ///< memory order of the stage's array
+  std::vector<FftOp> ops;  ///< forward order
+};
+
+/// One all-to-all among the members of a grid row or column, forward direction
+/// (from stages[k] to stages[k+1]); backward swaps send and receive.
+struct ExchangeGeometry {
+  std::string name;          ///< "row" or "column"
+  std::vector<int> members;  ///< virtual ranks of the group, in group order
+  int member = 0;            ///< this rank's index in members
+  Box from_box, to_box;      ///< this rank's boxes before and after
+  Order from_order{0, 1, 2}, to_order{0, 1, 2};
+  std::vector<Box> send;     ///< per member: from_box ∩ member's to_box
+  std::vector<Box> recv;     ///< per member: member's from_box ∩ to_box
+  Index max_block = 0;       ///< largest block between any two members (alltoall padding)
+};
+
+struct Blueprint {
+  int ndim = 3;
+  std::array<Index, 3> shape{1, 1, 1};  ///< internal 3-D shape (2-D arrays: {1, n0, n1})
+  Kind kind = Kind::c2c;
+  Precision precision = Precision::float64;
+  std::array<int, 2> grid{1, 1};        ///< internal grid (2-D arrays: {1, P})
+  Engine engine = Engine::alltoallv;
+  Layout layout = Layout::transposed;
+  bool scale_backward = true;
+  int comm_size = 1, vrank = 0;
+  std::array<int, 2> position{0, 0};  ///< (i, j) in the internal grid
+  Box real_box;                       ///< r2c input box in reals (== stages[0].box for c2c)
+  std::vector<Stage> stages;
+  std::vector<ExchangeGeometry> exchanges;  ///< exchanges[k]: stages[k] -> stages[k+1]
+  Index complex_bytes = 16;
+  Index buffer_elements = 0;  ///< complex capacity of each internal buffer
+  int buffer_count = 0;       ///< internal buffers the executor uses
+
+  Index input_count() const { return real_box.size(); }
+  Index output_count() const { return stages.back().box.size(); }
+  std::size_t workspace_bytes() const {
+    return static_cast<std::size_t>(buffer_elements * complex_bytes) * buffer_count +
+           (buffer_count ? 64 * buffer_count : 0);  // alignment slack per buffer
+  }
+};
+
+/// Check the arguments; throws volfft::Error with a message naming the argument.
+void validate(int comm_size, const std::vector<Index>& shape, const Options& options);
+
+/// The grid chosen for grid {0, 0} (documented in docs/conventions.md): slab when every rank
+/// gets a non-empty slab on both sides, otherwise the pencil grid with the smallest largest
+/// local array, ties broken towards square. Returns the user-facing grid.
+std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, Kind kind);
+
+/// The engine chosen for Engine::automatic.
+Engine choose_engine(const std::array<int, 2>& grid);
+
+/// The blueprint of virtual rank `vrank`. Validates first. `padding` = false skips the largest
+/// block over all pairs of a group (O(members^2), needed only by the alltoall engine).
+Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& shape, Kind kind,
+                         Precision precision, const Options& options, bool padding = true);
+
+/// Strides (in elements) of an array holding `box` in memory order `order`, per global axis.
+std::array<Index, 3> strides_of(const Box& box, const Order& order);
+/// Offset (in elements) of sub-box `sub`'s first element inside such an array.
+Index offset_of(const Box& sub, const Box& box, const std::array<Index, 3>& strides);
+
+}  // namespace volfft::core

@@ -1,0 +1,23 @@
+// Plan creation's one small collective: all ranks must have passed the same arguments, and a
+// failure anywhere must fail everywhere with the same message (instead of a deadlock later).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "volfft/options.hpp"
+
+namespace volfft::plan {
+
+/// Collective over comm. `local_error` is this rank's validation message ("" if none);
+/// `workspace_needed` the bytes this rank needs when the user gives a workspace. Throws
+/// volfft::Error on every rank alike if the arguments differ between ranks, if validation
+/// failed, or if some rank's workspace is too small.
+void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind,
+                        Precision precision, const Options& options,
+                        const std::string& local_error, std::size_t workspace_needed);
+
+}  // namespace volfft::plan

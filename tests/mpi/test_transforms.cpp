@@ -1,0 +1,189 @@
+// Every engine x {slab, pencil} x {c2c, r2c} x {double, float} x {2-D, 3-D}, on even, uneven,
+// prime and degenerate shapes, against a serial FFTW transform of the whole array; then
+// backward(forward(x)) == x. Run at np 1, 2, 3 and 4 by ctest.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "support/mpi_main.hpp"
+#include "support/reference.hpp"
+#include "volfft/plan.hpp"
+
+using namespace volfft;
+using namespace volfft_test;
+
+namespace {
+
+// Offset of global index x inside a rank's array holding `box` in memory order `order`.
+struct LocalArray {
+  Box box;
+  std::vector<int> order;  // user axes, slowest first
+  int ndim;
+  std::array<Index, 3> strides{};
+  LocalArray(const Box& b, const std::vector<int>& o, int nd) : box(b), order(o), ndim(nd) {
+    Index s = 1;
+    for (int k = nd - 1; k >= 0; --k) {
+      strides[order[k]] = s;
+      s *= box.extent(order[k]);
+    }
+  }
+  Index offset(const std::array<Index, 3>& x) const {
+    Index off = 0;
+    for (int a = 0; a < ndim; ++a) off += (x[a] - box.lo[a]) * strides[a];
+    return off;
+  }
+};
+
+template <class Real>
+struct Case {
+  static double eps() { return std::is_same<Real, double>::value ? 2.22e-16 : 1.19e-7; }
+};
+
+template <class Real>
+void run_case(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, std::array<int, 2> grid,
+              Engine engine, Layout layout, const std::string& label) {
+  using C = std::complex<Real>;
+  Options opt;
+  opt.grid = grid;
+  opt.engine = engine;
+  opt.layout = layout;
+  opt.effort = Effort::estimate;
+  const Precision prec = std::is_same<Real, double>::value ? Precision::float64 : Precision::float32;
+  Plan plan(comm, shape, kind, prec, opt);
+  const int nd = static_cast<int>(shape.size());
+  const std::array<Index, 3> s3 = nd == 3 ? std::array<Index, 3>{shape[0], shape[1], shape[2]}
+                                          : std::array<Index, 3>{shape[0], shape[1], 1};
+  const Index n_total = s3[0] * s3[1] * s3[2];
+  const Index nlast = shape[nd - 1];
+  const Index nlast_c = kind == Kind::r2c ? nlast / 2 + 1 : nlast;
+
+  // Global data and reference (every rank builds the whole thing: shapes are small).
+  std::vector<cd> global(n_total);
+  for (Index k = 0; k < n_total; ++k)
+    global[k] = kind == Kind::r2c ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
+  // A 2-D array is transformed as (n0, n1, 1) by the reference: same numbers.
+  const auto ref = reference_fft(global, s3);
+
+  const LocalArray in_arr(plan.input_box(), plan.input_order(), nd);
+  const LocalArray out_arr(plan.output_box(), plan.output_order(), nd);
+  CHECK(in_arr.box.size() == plan.input_count());
+  CHECK(out_arr.box.size() == plan.output_count());
+  CHECK_MSG(in_arr.box.extent(nd - 1) == nlast || plan.input_count() == 0,
+            label << ": input must hold the last axis whole");
+
+  std::vector<Real> in_real;
+  std::vector<C> in_c, out(std::max<Index>(plan.output_count(), 1)), back_c;
+  std::vector<Real> back_r;
+  const Box& ib = in_arr.box;
+  auto flat = [&](const std::array<Index, 3>& x) {
+    return nd == 3 ? (x[0] * s3[1] + x[1]) * s3[2] + x[2] : x[0] * s3[1] + x[1];
+  };
+  auto for_box = [&](const Box& b, auto&& f) {
+    for (Index x0 = b.lo[0]; x0 < b.hi[0]; ++x0)
+      for (Index x1 = b.lo[1]; x1 < b.hi[1]; ++x1)
+        for (Index x2 = b.lo[2]; x2 < (nd == 3 ? b.hi[2] : 1); ++x2) f(std::array<Index, 3>{x0, x1, x2});
+  };
+  if (kind == Kind::r2c) {
+    in_real.resize(std::max<Index>(plan.input_count(), 1));
+    for_box(ib, [&](auto x) { in_real[in_arr.offset(x)] = static_cast<Real>(global[flat(x)].real()); });
+    plan.forward(in_real.data(), out.data());
+  } else {
+    in_c.resize(std::max<Index>(plan.input_count(), 1));
+    for_box(ib, [&](auto x) { in_c[in_arr.offset(x)] = C(global[flat(x)]); });
+    plan.forward(in_c.data(), out.data());
+  }
+  // Compare this rank's output box with the reference.
+  double err2 = 0, ref2 = 0;
+  for_box(out_arr.box, [&](auto x) {
+    CHECK(x[nd - 1] < nlast_c);
+    const cd r = ref[flat(x)];
+    const cd v(out[out_arr.offset(x)].real(), out[out_arr.offset(x)].imag());
+    err2 += std::norm(v - r);
+  });
+  for (Index k = 0; k < n_total; ++k) ref2 += std::norm(ref[k]);
+  double sums[2] = {err2, 0}, total[2];
+  // The output boxes partition the r2c half-spectrum, not the full one: weigh the reference by
+  // the part that exists on output.
+  double half2 = 0;
+  for_box(out_arr.box, [&](auto x) { half2 += std::norm(ref[flat(x)]); });
+  sums[1] = half2;
+  MPI_Allreduce(sums, total, 2, MPI_DOUBLE, MPI_SUM, comm);
+  const double log_n = std::max(1.0, std::log2(static_cast<double>(n_total)));
+  const double tol = 8 * Case<Real>::eps() * log_n;
+  const double rel = total[1] > 0 ? std::sqrt(total[0] / total[1]) : std::sqrt(total[0]);
+  CHECK_MSG(rel <= tol, label << ": forward relative L2 error " << rel << " > " << tol);
+  // Output boxes must tile the output space exactly.
+  Index count = plan.output_count(), all = 0;
+  MPI_Allreduce(&count, &all, 1, MPI_INT64_T, MPI_SUM, comm);
+  CHECK_MSG(all == n_total / nlast * nlast_c, label << ": output boxes cover " << all);
+
+  // Round trip, with the default 1/N scaling.
+  const std::vector<C> out_copy = out;
+  double rt2 = 0, in2 = 0;
+  if (kind == Kind::r2c) {
+    back_r.assign(in_real.size(), Real(0));
+    plan.backward(out.data(), back_r.data());
+    for (std::size_t k = 0; k < static_cast<std::size_t>(plan.input_count()); ++k) {
+      rt2 += std::pow(double(back_r[k]) - double(in_real[k]), 2);
+      in2 += std::pow(double(in_real[k]), 2);
+    }
+  } else {
+    back_c.assign(in_c.size(), C(0));
+    plan.backward(out.data(), back_c.data());
+    for (std::size_t k = 0; k < static_cast<std::size_t>(plan.input_count()); ++k) {
+      rt2 += std::norm(std::complex<double>(back_c[k]) - std::complex<double>(in_c[k]));
+      in2 += std::norm(std::complex<double>(in_c[k]));
+    }
+  }
+  bool unchanged = std::memcmp(out.data(), out_copy.data(), out.size() * sizeof(C)) == 0;
+  CHECK_MSG(unchanged, label << ": backward modified its input");
+  double rts[2] = {rt2, in2}, rtt[2];
+  MPI_Allreduce(rts, rtt, 2, MPI_DOUBLE, MPI_SUM, comm);
+  const double rt = std::sqrt(rtt[0] / std::max(rtt[1], 1e-300));
+  CHECK_MSG(rt <= tol, label << ": round trip relative error " << rt << " > " << tol);
+}
+
+std::string name(const std::vector<Index>& shape, Kind k, std::array<int, 2> g, Engine e, Layout l,
+                 const char* prec) {
+  std::string s;
+  for (auto n : shape) s += std::to_string(n) + (s.size() ? "" : "");
+  std::string shp;
+  for (std::size_t a = 0; a < shape.size(); ++a) shp += (a ? "x" : "") + std::to_string(shape[a]);
+  return shp + " " + to_string(k) + " " + prec + " grid " + std::to_string(g[0]) + "x" +
+         std::to_string(g[1]) + " " + to_string(e) + " " + to_string(l);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_mpi_test(argc, argv, [](int rank, int size) {
+    const std::vector<std::vector<Index>> shapes3 = {{8, 8, 8}, {7, 9, 11}, {1, 5, 6}, {5, 1, 3},
+                                                     {3, 4, 2}, {64, 64, 64}, {2, 3, 1}};
+    const std::vector<std::vector<Index>> shapes2 = {{8, 8}, {7, 9}, {1, 5}, {5, 1}, {3, 2}, {64, 64}, {13, 4}};
+    const Engine engines[] = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p};
+    std::vector<std::array<int, 2>> grids;
+    for (int p0 = 1; p0 <= size; ++p0)
+      if (size % p0 == 0) grids.push_back({p0, size / p0});
+    int cases = 0;
+    for (Kind kind : {Kind::c2c, Kind::r2c})
+      for (Engine e : engines)
+        for (Layout l : {Layout::transposed, Layout::natural}) {
+          for (const auto& shape : shapes3)
+            for (auto g : grids) {
+              run_case<double>(MPI_COMM_WORLD, shape, kind, g, e, l, name(shape, kind, g, e, l, "double"));
+              run_case<float>(MPI_COMM_WORLD, shape, kind, g, e, l, name(shape, kind, g, e, l, "float"));
+              cases += 2;
+            }
+          for (const auto& shape : shapes2) {
+            const std::array<int, 2> g{size, 1};
+            run_case<double>(MPI_COMM_WORLD, shape, kind, g, e, l, name(shape, kind, g, e, l, "double"));
+            run_case<float>(MPI_COMM_WORLD, shape, kind, g, e, l, name(shape, kind, g, e, l, "float"));
+            cases += 2;
+          }
+        }
+    // Automatic grid and engine, and a measured plan.
+    run_case<double>(MPI_COMM_WORLD, {12, 10, 9}, Kind::c2c, {0, 0}, Engine::automatic,
+                     Layout::transposed, "auto grid/engine");
+    if (rank == 0) std::printf("%d transform cases\n", cases + 1);
+  });
+}

@@ -1,0 +1,26 @@
+// Serial reference transforms (FFTW on the whole global array, in double) and the test data.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+namespace volfft_test {
+
+using Index = std::int64_t;
+using cd = std::complex<double>;
+
+/// Deterministic pseudo-random value of a global index, so every rank can make its own part.
+inline double value_at(Index flat, int salt) {
+  std::uint64_t x = static_cast<std::uint64_t>(flat) * 0x9E3779B97F4A7C15ull + salt * 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 31;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 29;
+  return static_cast<double>(x >> 11) / static_cast<double>(1ull << 53) - 0.5;
+}
+
+/// Full forward c2c FFT (unscaled) of a C-order array of `shape` (3 entries), in double.
+std::vector<cd> reference_fft(const std::vector<cd>& data, const std::array<Index, 3>& shape);
+
+}  // namespace volfft_test
