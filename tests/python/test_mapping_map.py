@@ -176,3 +176,28 @@ def test_write_map_file_targets_path_stream_and_stdout(tmp_path, capsys):
     assert path.read_text() == "0 0\n1 1\n1 0\n0 1\n"
     b.write_map_file()
     assert capsys.readouterr().out == "0 0\n1 1\n1 0\n0 1\n"
+
+
+@pytest.mark.parametrize("cores, nz, torus_dims, tiles, tilts", [
+    # seed 002 Table II: the best pF3D mapping per core count (X, Y, Z = 0, 1, 2)
+    (2048, 16, [8, 8, 8, 4], [8, 8, 2, 1], [(Z, X), (Z, Y)]),
+    (4096, 32, [8, 8, 16, 4], [1, 8, 16, 1], [(X, Y), (X, Z)]),
+    (8192, 64, [8, 8, 32, 4], [8, 8, 2, 1], [(X, Y)]),
+    (16384, 128, [8, 16, 32, 4], [8, 16, 1, 1], []),
+    (32768, 256, [8, 32, 32, 4], [2, 8, 8, 1], [(X, Y), (X, Z)]),
+])
+def test_pf3d_table2_mappings_keep_planes_together_before_tilting(cores, nz, torus_dims, tiles,
+                                                                  tilts):
+    app = box([16, 8, nz])
+    app.tile([16, 8, 1])
+    torus = box(torus_dims)
+    torus.tile(tiles)
+    assert torus.size == cores and len(torus.leaves()) == nz
+    torus.map(app)
+    for k, leaf in enumerate(torus.leaves()):   # every torus tile holds exactly pF3D plane k
+        assert sorted(leaf.box.reshape(-1).tolist()) == sorted(range(k, cores, nz))
+    for a, d in tilts:
+        torus.tilt(a, d, 1)
+    lines = torus.map_file_text().splitlines()
+    assert len(lines) == cores
+    assert len(set(lines)) == cores            # still one rank per torus slot

@@ -522,9 +522,12 @@ class Partition:
         Copying a subtree gives a new root whose shape is the subtree's and whose element list
         is the subtree's ranks in the original root's order.
         """
-        new = Partition._root(self.box.copy(), self.elements)
-        _replay_cuts(self, new)
-        return new
+        return _rebuild(self.box.copy(), self.elements, _cut_plan(self))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickle the cells, the element list and the cuts, not the numpy views: unpickled views
+        # would be copies and children would stop writing through to the root.
+        return (_rebuild, (self.box.copy(), self.elements, _cut_plan(self)))
 
     def __repr__(self) -> str:
         kind = "root" if self.is_root else f"child {self.index}"
@@ -532,9 +535,24 @@ class Partition:
                 f"{self.box!s}")
 
 
-def _replay_cuts(old: Partition, new: Partition) -> None:
-    if old._cut_args is None:
+def _cut_plan(node: Partition) -> Any:
+    """Nested (divisors, slicers, [child plans]) describing a node's cuts, or None."""
+    if node._cut_args is None:
+        return None
+    return (node._cut_args[0], node._cut_args[1], [_cut_plan(c) for c in node.children.flat])
+
+
+def _apply_cut_plan(node: Partition, plan: Any) -> None:
+    if plan is None:
         return
-    new._cut(*old._cut_args)
-    for a, b in zip(old.children.flat, new.children.flat):
-        _replay_cuts(a, b)
+    divisors, slicers, children = plan
+    node._cut(divisors, slicers)
+    for child, sub in zip(node.children.flat, children):
+        _apply_cut_plan(child, sub)
+
+
+def _rebuild(cells: np.ndarray, elements: np.ndarray, plan: Any) -> Partition:
+    """Unpickle: a root with these cells and elements, and the cuts replayed."""
+    root = Partition._root(cells, elements)
+    _apply_cut_plan(root, plan)
+    return root
