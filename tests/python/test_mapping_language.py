@@ -4,7 +4,6 @@ Expected values are derived by hand from seed 002 (Figs. 4, 5, 6) and the Rubik 
 using the row-major rule r = sum_i x_i * prod_{j>i} N_j, never from volfft's own output.
 """
 import numpy as np
-import pytest
 
 from volfft.mapping import box, div, mod
 

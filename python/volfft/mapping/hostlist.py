@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")
@@ -71,8 +72,6 @@ def expand_hostlist(text: str) -> list[str]:
 
 def read_hosts(spec: str) -> list[str]:
     """Node names from a file (one per line, ``#`` comments) or from a host-list string."""
-    import os
-
     if os.path.isfile(spec):
         with open(spec, encoding="utf-8") as handle:
             lines = [ln.split("#", 1)[0].strip() for ln in handle]

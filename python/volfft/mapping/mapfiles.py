@@ -156,7 +156,7 @@ def node_hosts(machine: Machine, hosts: Sequence[str] | None, fmt: str) -> list[
     return names
 
 
-def _host_index(names: Sequence[str], fmt: str) -> dict[str, int]:
+def _host_index(names: Sequence[str]) -> dict[str, int]:
     return {h: n for n, h in enumerate(names)}
 
 
@@ -179,7 +179,7 @@ def parse_openmpi(text: str, machine: Machine, hosts: Sequence[str]) -> np.ndarr
 
     Only plain integer slots are understood (``slot=3``); socket:core forms raise ValueError.
     """
-    index = _host_index(node_hosts(machine, hosts, "openmpi"), "openmpi")
+    index = _host_index(node_hosts(machine, hosts, "openmpi"))
     entries: dict[int, tuple[int, int]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
@@ -224,7 +224,7 @@ def parse_slurm(text: str, machine: Machine, hosts: Sequence[str]) -> np.ndarray
     The core slot of each rank is its position among the ranks on the same host (the only
     information the file carries).
     """
-    index = _host_index(node_hosts(machine, hosts, "slurm"), "slurm")
+    index = _host_index(node_hosts(machine, hosts, "slurm"))
     lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
     lines = [ln for ln in lines if ln]
     coords = np.empty((len(lines), machine.ndim + 1), dtype=np.int64)
