@@ -1,0 +1,402 @@
+// volfft-bench: times volfft's distributed FFT phase by phase, verifies it, and compares it
+// with FFTW's own MPI transform in the same run. JSON schema: docs/bench-json.md.
+//
+//   mpirun -n P volfft-bench c2c|r2c double|float n0 n1 [n2] [--grid p0xp1|auto|all]
+//          [--engine E|auto|all] [--layout transposed|natural] [--effort E] [--iters K]
+//          [--warmup W] [--json FILE] [--compare fftw-mpi[,fftw-serial][,fftw-threads]]
+#include <mpi.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fftw_mpi_peer.hpp"
+#include "volfft/plan.hpp"
+
+using namespace volfft;
+using Index = std::int64_t;
+
+namespace {
+
+struct Args {
+  Kind kind = Kind::c2c;
+  Precision precision = Precision::float64;
+  std::vector<Index> shape;
+  std::vector<std::array<int, 2>> grids;  // {0,0} = auto
+  std::vector<Engine> engines;
+  Layout layout = Layout::transposed;
+  Effort effort = Effort::measure;
+  int iters = 10, warmup = 2;
+  std::string json;
+  bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
+};
+
+const char* kUsage =
+    "usage: volfft-bench c2c|r2c double|float n0 n1 [n2] [--grid p0xp1|auto|all]\n"
+    "       [--engine alltoallv|alltoall|alltoallw|p2p|auto|all] [--layout transposed|natural]\n"
+    "       [--effort estimate|measure|patient] [--iters K] [--warmup W] [--json FILE]\n"
+    "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n";
+
+std::vector<std::array<int, 2>> all_grids(int size, int ndim) {
+  std::vector<std::array<int, 2>> g;
+  if (ndim == 2) return {{size, 1}};
+  for (int p0 = size; p0 >= 1; --p0)
+    if (size % p0 == 0) g.push_back({p0, size / p0});
+  return g;
+}
+
+Args parse(int argc, char** argv, int size) {
+  Args a;
+  std::vector<std::string> pos;
+  std::string grid = "auto", engine = "auto";
+  for (int k = 1; k < argc; ++k) {
+    std::string s = argv[k];
+    auto value = [&](const char* name) {
+      if (k + 1 >= argc) throw Error(std::string("volfft-bench: ") + name + " needs a value");
+      return std::string(argv[++k]);
+    };
+    if (s == "--grid") grid = value("--grid");
+    else if (s == "--engine") engine = value("--engine");
+    else if (s == "--layout") a.layout = parse_layout(value("--layout"));
+    else if (s == "--effort") a.effort = parse_effort(value("--effort"));
+    else if (s == "--iters") a.iters = std::stoi(value("--iters"));
+    else if (s == "--warmup") a.warmup = std::stoi(value("--warmup"));
+    else if (s == "--json") a.json = value("--json");
+    else if (s == "--compare") {
+      std::stringstream ss(value("--compare"));
+      std::string item;
+      while (std::getline(ss, item, ',')) {
+        if (item == "fftw-mpi") a.fftw_mpi = true;
+        else if (item == "fftw-serial") a.fftw_serial = true;
+        else if (item == "fftw-threads") a.fftw_threads = true;
+        else throw Error("volfft-bench: --compare takes fftw-mpi, fftw-serial, fftw-threads; got '" + item + "'");
+      }
+    } else if (s == "-h" || s == "--help") throw Error(kUsage);
+    else if (s.rfind("--", 0) == 0) throw Error("volfft-bench: unknown option '" + s + "'\n" + kUsage);
+    else pos.push_back(s);
+  }
+  if (pos.size() < 4 || pos.size() > 5)
+    throw Error(std::string("volfft-bench: expected kind, precision and 2 or 3 sizes\n") + kUsage);
+  a.kind = parse_kind(pos[0]);
+  a.precision = parse_precision(pos[1]);
+  for (std::size_t k = 2; k < pos.size(); ++k) {
+    char* end = nullptr;
+    const long long n = std::strtoll(pos[k].c_str(), &end, 10);
+    if (*end || n < 1) throw Error("volfft-bench: size '" + pos[k] + "' must be a positive integer");
+    a.shape.push_back(n);
+  }
+  if (a.iters < 1) throw Error("volfft-bench: --iters must be >= 1");
+  const int nd = static_cast<int>(a.shape.size());
+  if (grid == "auto") a.grids = {{0, 0}};
+  else if (grid == "all") a.grids = all_grids(size, nd);
+  else {
+    int p0 = 0, p1 = 0;
+    char x = 0;
+    std::stringstream gs(grid);
+    if (!(gs >> p0 >> x >> p1) || x != 'x') throw Error("volfft-bench: --grid must be p0xp1, auto or all; got '" + grid + "'");
+    a.grids = {{p0, p1}};
+  }
+  if (engine == "all") a.engines = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p};
+  else a.engines = {parse_engine(engine)};
+  return a;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double max_over(double x) {
+  double m = x;
+  MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return m;
+}
+
+struct DirectionResult {
+  std::vector<double> times;                          // seconds, max over ranks, per iteration
+  std::vector<std::string> phase_names;
+  std::vector<std::vector<double>> phase_times;       // [phase][iteration], max over ranks
+};
+
+struct RunResult {
+  std::array<int, 2> grid{};
+  Engine engine{};
+  std::vector<int> output_order;
+  double plan_seconds = 0;
+  std::size_t workspace = 0;
+  double forward_error = 0, roundtrip_error = 0;
+  DirectionResult fwd, bwd;
+};
+
+// Flop count of the FFTW convention: 5 N log2 N (c2c), 2.5 N log2 N (r2c).
+double flops(const Args& a) {
+  double n = 1;
+  for (Index e : a.shape) n *= static_cast<double>(e);
+  return (a.kind == Kind::c2c ? 5.0 : 2.5) * n * std::log2(n);
+}
+
+template <class Real>
+RunResult run(const Args& a, std::array<int, 2> grid, Engine engine) {
+  using C = std::complex<Real>;
+  Options o;
+  o.grid = grid;
+  o.engine = engine;
+  o.layout = a.layout;
+  o.effort = a.effort;
+  RunResult r;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  Plan plan(MPI_COMM_WORLD, a.shape, a.kind, a.precision, o);
+  r.plan_seconds = max_over(MPI_Wtime() - t0);
+  r.grid = plan.grid();
+  r.engine = plan.engine();
+  r.output_order = plan.output_order();
+  r.workspace = plan.workspace_bytes();
+  const bool real = a.kind == Kind::r2c;
+  const int nd = static_cast<int>(a.shape.size());
+  const Index nin = std::max<Index>(plan.input_count(), 1), nout = std::max<Index>(plan.output_count(), 1);
+  std::vector<Real> in_r, back_r;
+  std::vector<C> in_c, back_c, out(nout);
+  const Box ib = plan.input_box(), ob = plan.output_box();
+  std::array<Index, 3> n3{1, 1, 1};
+  for (int k = 0; k < nd; ++k) n3[k] = a.shape[k];
+
+  // Verification 1: a plane wave exp(2 pi i k.x/n) (c2c) or cos(2 pi k.x/n) (r2c) transforms
+  // to N (or N/2 at +k and -k) and zero elsewhere: an exact check of forward at any size.
+  const std::array<Index, 3> kw{n3[0] / 3, n3[1] / 4 + 1 < n3[1] ? n3[1] / 4 + 1 : 0, n3[2] / 5};
+  auto phase_of = [&](Index x0, Index x1, Index x2) {
+    double p = 0;
+    for (int d = 0; d < 3; ++d) {
+      const Index x = d == 0 ? x0 : d == 1 ? x1 : x2;
+      p += 2 * M_PI * static_cast<double>((kw[d] * x) % n3[d]) / static_cast<double>(n3[d]);
+    }
+    return p;
+  };
+  auto in_offset = [&](Index x0, Index x1, Index x2) {
+    return ((x0 - ib.lo[0]) * ib.extent(1) + (x1 - ib.lo[1])) * (nd == 3 ? ib.extent(2) : 1) +
+           (nd == 3 ? x2 - ib.lo[2] : 0);
+  };
+  if (real) in_r.assign(nin, 0), back_r.assign(nin, 0);
+  else in_c.assign(nin, C(0)), back_c.assign(nin, C(0));
+  for (Index x0 = ib.lo[0]; x0 < ib.hi[0]; ++x0)
+    for (Index x1 = ib.lo[1]; x1 < ib.hi[1]; ++x1)
+      for (Index x2 = (nd == 3 ? ib.lo[2] : 0); x2 < (nd == 3 ? ib.hi[2] : 1); ++x2) {
+        const double p = phase_of(x0, x1, x2);
+        if (real) in_r[in_offset(x0, x1, x2)] = static_cast<Real>(std::cos(p));
+        else in_c[in_offset(x0, x1, x2)] = C(static_cast<Real>(std::cos(p)), static_cast<Real>(std::sin(p)));
+      }
+  if (real) plan.forward(in_r.data(), out.data());
+  else plan.forward(in_c.data(), out.data());
+  // Output strides from the output memory order.
+  std::array<Index, 3> ost{0, 0, 0};
+  {
+    const auto ord = plan.output_order();
+    Index s = 1;
+    for (int k = nd - 1; k >= 0; --k) ost[ord[k]] = s, s *= ob.extent(ord[k]);
+  }
+  const double N = static_cast<double>(n3[0] * n3[1] * n3[2]);
+  double err = 0;
+  for (Index x0 = ob.lo[0]; x0 < ob.hi[0]; ++x0)
+    for (Index x1 = ob.lo[1]; x1 < ob.hi[1]; ++x1)
+      for (Index x2 = (nd == 3 ? ob.lo[2] : 0); x2 < (nd == 3 ? ob.hi[2] : 1); ++x2) {
+        const std::array<Index, 3> x{x0, x1, x2};
+        bool plus = true, minus = true;
+        for (int d = 0; d < 3; ++d) {
+          plus = plus && x[d] == kw[d] % n3[d];
+          minus = minus && x[d] == (n3[d] - kw[d]) % n3[d];
+        }
+        const double expect = real ? 0.5 * N * ((plus ? 1 : 0) + (minus ? 1 : 0)) : (plus ? N : 0);
+        Index off = 0;
+        for (int d = 0; d < nd; ++d) off += (x[d] - ob.lo[d]) * ost[d];
+        err = std::max(err, std::abs(std::complex<double>(out[off]) - std::complex<double>(expect, 0)) / N);
+      }
+  r.forward_error = max_over(err);
+
+  // Verification 2 and timing: random data, backward(forward(x)) == x.
+  for (Index k = 0; k < nin; ++k) {
+    const Real v = static_cast<Real>(((k * 2654435761u) % 10007) / 10007.0 - 0.5);
+    if (real) in_r[k] = v;
+    else in_c[k] = C(v, -v / 3);
+  }
+  auto fwd = [&] { real ? plan.forward(in_r.data(), out.data()) : plan.forward(in_c.data(), out.data()); };
+  auto bwd = [&] { real ? plan.backward(out.data(), back_r.data()) : plan.backward(out.data(), back_c.data()); };
+  for (int it = -a.warmup; it < a.iters; ++it) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double s = MPI_Wtime();
+    fwd();
+    const double tf = max_over(MPI_Wtime() - s);
+    const auto pf = plan.timings_max(Direction::forward);
+    MPI_Barrier(MPI_COMM_WORLD);
+    s = MPI_Wtime();
+    bwd();
+    const double tb = max_over(MPI_Wtime() - s);
+    const auto pb = plan.timings_max(Direction::backward);
+    if (it < 0) continue;
+    r.fwd.times.push_back(tf), r.bwd.times.push_back(tb);
+    for (auto* pair : {&r.fwd, &r.bwd}) {
+      const auto& ph = pair == &r.fwd ? pf : pb;
+      if (pair->phase_names.empty()) {
+        for (const auto& p : ph) pair->phase_names.push_back(p.name);
+        pair->phase_times.resize(ph.size());
+      }
+      for (std::size_t k = 0; k < ph.size(); ++k) pair->phase_times[k].push_back(ph[k].seconds);
+    }
+  }
+  double rt = 0, mx = 0;
+  for (Index k = 0; k < plan.input_count(); ++k) {
+    rt = std::max(rt, real ? std::abs(double(back_r[k]) - double(in_r[k]))
+                           : std::abs(std::complex<double>(back_c[k]) - std::complex<double>(in_c[k])));
+    mx = std::max(mx, real ? std::abs(double(in_r[k])) : std::abs(std::complex<double>(in_c[k])));
+  }
+  r.roundtrip_error = max_over(mx > 0 ? rt / mx : rt);
+  return r;
+}
+
+std::string shape_text(const std::vector<Index>& s) {
+  std::string t;
+  for (std::size_t k = 0; k < s.size(); ++k) t += (k ? "x" : "") + std::to_string(s[k]);
+  return t;
+}
+
+std::string grid_text(std::array<int, 2> g) { return std::to_string(g[0]) + "x" + std::to_string(g[1]); }
+
+void print_direction(const char* title, const DirectionResult& d, double gflop) {
+  const double total = median(d.times);
+  std::printf("  %-9s median %9.3f ms  min %9.3f ms  %7.2f GFlop/s\n", title, total * 1e3,
+              *std::min_element(d.times.begin(), d.times.end()) * 1e3, gflop / total);
+  double sum = 0;
+  for (std::size_t k = 0; k < d.phase_names.size(); ++k) sum += median(d.phase_times[k]);
+  for (std::size_t k = 0; k < d.phase_names.size(); ++k) {
+    const double m = median(d.phase_times[k]);
+    std::printf("    %-18s %9.3f ms  %5.1f%%\n", d.phase_names[k].c_str(), m * 1e3,
+                sum > 0 ? 100 * m / sum : 0.0);
+  }
+}
+
+void json_direction(std::ostream& os, const DirectionResult& d, double gflop) {
+  const double m = median(d.times);
+  os << "{\"median_ms\": " << m * 1e3 << ", \"min_ms\": " << *std::min_element(d.times.begin(), d.times.end()) * 1e3
+     << ", \"gflops\": " << gflop / m << ", \"times_ms\": [";
+  for (std::size_t k = 0; k < d.times.size(); ++k) os << (k ? ", " : "") << d.times[k] * 1e3;
+  os << "], \"phases\": [";
+  for (std::size_t k = 0; k < d.phase_names.size(); ++k)
+    os << (k ? ", " : "") << "{\"name\": \"" << d.phase_names[k] << "\", \"ms\": " << median(d.phase_times[k]) * 1e3 << "}";
+  os << "]}";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int code = 0;
+  try {
+    const Args a = parse(argc, argv, size);
+    const double gflop = flops(a) * 1e-9;
+    if (rank == 0)
+      std::printf("%s\n%s %s %s on %d rank(s), layout %s, effort %s, %d iterations (median, max over ranks)\n",
+                  version_string().c_str(), to_string(a.kind), to_string(a.precision), shape_text(a.shape).c_str(),
+                  size, to_string(a.layout), to_string(a.effort), a.iters);
+    std::vector<RunResult> results;
+    for (auto g : a.grids)
+      for (Engine e : a.engines)
+        results.push_back(a.precision == Precision::float64 ? run<double>(a, g, e) : run<float>(a, g, e));
+    // The best configuration by forward + backward median.
+    std::size_t best = 0;
+    auto total = [](const RunResult& r) { return median(r.fwd.times) + median(r.bwd.times); };
+    for (std::size_t k = 1; k < results.size(); ++k)
+      if (total(results[k]) < total(results[best])) best = k;
+    const double tol = (a.precision == Precision::float64 ? 1e-12 : 1e-4);
+    bool ok = true;
+    if (rank == 0 && results.size() > 1) {
+      std::printf("\n  %-8s %-10s %12s %12s\n", "grid", "engine", "forward ms", "backward ms");
+      for (const auto& r : results)
+        std::printf("  %-8s %-10s %12.3f %12.3f\n", grid_text(r.grid).c_str(), to_string(r.engine),
+                    median(r.fwd.times) * 1e3, median(r.bwd.times) * 1e3);
+    }
+    for (const auto& r : results) ok = ok && r.forward_error < tol && r.roundtrip_error < tol;
+    const RunResult& b = results[best];
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    const double rss = max_over(static_cast<double>(ru.ru_maxrss) * 1024.0);
+    if (rank == 0) {
+      std::string order;
+      for (int x : b.output_order) order += std::to_string(x);
+      std::printf("\n%sgrid %s (%s), engine %s, output memory order (%s)\n", results.size() > 1 ? "best: " : "",
+                  grid_text(b.grid).c_str(), b.grid[1] == 1 ? "slab" : "pencil", to_string(b.engine), order.c_str());
+      std::printf("  plan %.3f s, workspace %.1f MiB/rank, peak RSS %.1f MiB/rank\n", b.plan_seconds,
+                  b.workspace / 1048576.0, rss / 1048576.0);
+      std::printf("  verify: plane-wave forward max error %.2e, round-trip max error %.2e: %s\n",
+                  b.forward_error, b.roundtrip_error, ok ? "OK" : "FAILED");
+      print_direction("forward", b.fwd, gflop);
+      print_direction("backward", b.bwd, gflop);
+    }
+    bench::PeerTimes peer_mpi, peer_serial, peer_threads;
+    const bool transposed = a.layout == Layout::transposed;
+    if (a.fftw_mpi)
+      peer_mpi = bench::time_fftw_mpi(MPI_COMM_WORLD, a.shape, a.kind, a.precision, a.effort, transposed, a.warmup, a.iters);
+    if ((a.fftw_serial || a.fftw_threads) && size != 1)
+      throw Error("volfft-bench: --compare fftw-serial/fftw-threads compares with one process: run with -n 1");
+    if (a.fftw_serial) peer_serial = bench::time_fftw_serial(a.shape, a.kind, a.precision, a.effort, 1, a.warmup, a.iters);
+    if (a.fftw_threads) peer_threads = bench::time_fftw_serial(a.shape, a.kind, a.precision, a.effort, 2, a.warmup, a.iters);
+    auto report = [&](const char* name, const bench::PeerTimes& p) {
+      if (rank != 0 || p.forward.empty()) return;
+      const double f = median(p.forward), bk = median(p.backward);
+      const double vf = median(b.fwd.times), vb = median(b.bwd.times);
+      std::printf("\n  %s (%s): forward %.3f ms, backward %.3f ms, plan %.3f s\n", name, p.mode.c_str(), f * 1e3, bk * 1e3, p.plan_seconds);
+      std::printf("  ratio volfft/%s: forward %.3f, backward %.3f, total %.3f\n", name, vf / f, vb / bk, (vf + vb) / (f + bk));
+    };
+    report("fftw-mpi", peer_mpi);
+    report("fftw-serial", peer_serial);
+    report("fftw-threads", peer_threads);
+    if (rank == 0 && !a.json.empty()) {
+      std::ofstream js(a.json);
+      js.precision(6);
+      js << "{\"schema\": \"volfft-bench/1\", \"version\": \"" << version_string() << "\",\n \"config\": {\"kind\": \"" << to_string(a.kind)
+         << "\", \"precision\": \"" << to_string(a.precision) << "\", \"shape\": [";
+      for (std::size_t k = 0; k < a.shape.size(); ++k) js << (k ? ", " : "") << a.shape[k];
+      js << "], \"ranks\": " << size << ", \"grid\": [" << b.grid[0] << ", " << b.grid[1] << "], \"engine\": \""
+         << to_string(b.engine) << "\", \"layout\": \"" << to_string(a.layout) << "\", \"effort\": \"" << to_string(a.effort)
+         << "\", \"iters\": " << a.iters << "},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
+         << ", \"peak_rss_bytes\": " << rss << ",\n \"verify\": {\"forward_max_error\": " << b.forward_error
+         << ", \"roundtrip_max_error\": " << b.roundtrip_error << ", \"ok\": " << (ok ? "true" : "false") << "},\n \"forward\": ";
+      json_direction(js, b.fwd, gflop);
+      js << ",\n \"backward\": ";
+      json_direction(js, b.bwd, gflop);
+      js << ",\n \"candidates\": [";
+      for (std::size_t k = 0; k < results.size(); ++k)
+        js << (k ? ", " : "") << "{\"grid\": [" << results[k].grid[0] << ", " << results[k].grid[1] << "], \"engine\": \""
+           << to_string(results[k].engine) << "\", \"forward_ms\": " << median(results[k].fwd.times) * 1e3
+           << ", \"backward_ms\": " << median(results[k].bwd.times) * 1e3 << "}";
+      js << "],\n \"compare\": {";
+      bool first = true;
+      for (auto [name, p] : {std::pair<const char*, const bench::PeerTimes*>{"fftw-mpi", &peer_mpi},
+                             {"fftw-serial", &peer_serial}, {"fftw-threads", &peer_threads}}) {
+        if (p->forward.empty()) continue;
+        const double f = median(p->forward), bk = median(p->backward);
+        js << (first ? "" : ", ") << "\"" << name << "\": {\"mode\": \"" << p->mode << "\", \"forward_median_ms\": " << f * 1e3
+           << ", \"backward_median_ms\": " << bk * 1e3 << ", \"ratio_forward\": " << median(b.fwd.times) / f
+           << ", \"ratio_backward\": " << median(b.bwd.times) / bk << ", \"ratio_total\": "
+           << (median(b.fwd.times) + median(b.bwd.times)) / (f + bk) << "}";
+        first = false;
+      }
+      js << "}}\n";
+    }
+    code = ok ? 0 : 3;
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
+    code = 2;
+  }
+  MPI_Finalize();
+  return code;
+}

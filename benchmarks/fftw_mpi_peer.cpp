@@ -1,0 +1,206 @@
+#include "fftw_mpi_peer.hpp"
+
+#include <fftw3-mpi.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace bench {
+namespace {
+
+unsigned flags_of(volfft::Effort e) {
+  return e == volfft::Effort::estimate ? FFTW_ESTIMATE
+         : e == volfft::Effort::patient ? FFTW_PATIENT
+                                        : FFTW_MEASURE;
+}
+
+double max_over(MPI_Comm comm, double t) {
+  double m = t;
+  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return m;
+}
+
+// The FFTW (-MPI) API for one precision.
+struct D {
+  using real = double;
+  using cplx = fftw_complex;
+  using plan = fftw_plan;
+  static void init() { fftw_mpi_init(); }
+  static ptrdiff_t local_size(int r, const ptrdiff_t* n, MPI_Comm c, ptrdiff_t* a, ptrdiff_t* b, ptrdiff_t* x, ptrdiff_t* y) {
+    return fftw_mpi_local_size_transposed(r, n, c, a, b, x, y);
+  }
+  static void* alloc(std::size_t bytes) { return fftw_malloc(bytes); }
+  static void release(void* p) { fftw_free(p); }
+  static plan dft(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, int s, unsigned f) {
+    return fftw_mpi_plan_dft(r, n, (cplx*)i, (cplx*)o, c, s, f);
+  }
+  static plan r2c(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
+    return fftw_mpi_plan_dft_r2c(r, n, (real*)i, (cplx*)o, c, f);
+  }
+  static plan c2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
+    return fftw_mpi_plan_dft_c2r(r, n, (cplx*)i, (real*)o, c, f);
+  }
+  static plan serial_dft(int r, const int* n, void* i, void* o, int s, unsigned f) {
+    return fftw_plan_dft(r, n, (cplx*)i, (cplx*)o, s, f);
+  }
+  static plan serial_r2c(int r, const int* n, void* i, void* o, unsigned f) {
+    return fftw_plan_dft_r2c(r, n, (real*)i, (cplx*)o, f);
+  }
+  static plan serial_c2r(int r, const int* n, void* i, void* o, unsigned f) {
+    return fftw_plan_dft_c2r(r, n, (cplx*)i, (real*)o, f);
+  }
+  static void threads(int t) {
+    fftw_init_threads();
+    fftw_plan_with_nthreads(t);
+  }
+  static void execute(plan p) { fftw_execute(p); }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+};
+struct F {
+  using real = float;
+  using cplx = fftwf_complex;
+  using plan = fftwf_plan;
+  static void init() { fftwf_mpi_init(); }
+  static ptrdiff_t local_size(int r, const ptrdiff_t* n, MPI_Comm c, ptrdiff_t* a, ptrdiff_t* b, ptrdiff_t* x, ptrdiff_t* y) {
+    return fftwf_mpi_local_size_transposed(r, n, c, a, b, x, y);
+  }
+  static void* alloc(std::size_t bytes) { return fftwf_malloc(bytes); }
+  static void release(void* p) { fftwf_free(p); }
+  static plan dft(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, int s, unsigned f) {
+    return fftwf_mpi_plan_dft(r, n, (cplx*)i, (cplx*)o, c, s, f);
+  }
+  static plan r2c(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
+    return fftwf_mpi_plan_dft_r2c(r, n, (real*)i, (cplx*)o, c, f);
+  }
+  static plan c2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
+    return fftwf_mpi_plan_dft_c2r(r, n, (cplx*)i, (real*)o, c, f);
+  }
+  static plan serial_dft(int r, const int* n, void* i, void* o, int s, unsigned f) {
+    return fftwf_plan_dft(r, n, (cplx*)i, (cplx*)o, s, f);
+  }
+  static plan serial_r2c(int r, const int* n, void* i, void* o, unsigned f) {
+    return fftwf_plan_dft_r2c(r, n, (real*)i, (cplx*)o, f);
+  }
+  static plan serial_c2r(int r, const int* n, void* i, void* o, unsigned f) {
+    return fftwf_plan_dft_c2r(r, n, (cplx*)i, (real*)o, f);
+  }
+  static void threads(int t) {
+    fftwf_init_threads();
+    fftwf_plan_with_nthreads(t);
+  }
+  static void execute(plan p) { fftwf_execute(p); }
+  static void destroy(plan p) { fftwf_destroy_plan(p); }
+};
+
+template <class A>
+PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
+                    volfft::Effort effort, bool transposed, int warmup, int iters) {
+  A::init();
+  const int r = static_cast<int>(shape.size());
+  std::vector<ptrdiff_t> n(shape.begin(), shape.end()), nc = n;
+  const bool real = kind == volfft::Kind::r2c;
+  if (real) nc.back() = n.back() / 2 + 1;
+  ptrdiff_t n0, s0, n1, s1;
+  // Complex elements per rank (FFTW-MPI pads real arrays' last axis to 2*(n/2+1)).
+  const ptrdiff_t count = A::local_size(r, nc.data(), comm, &n0, &s0, &n1, &s1);
+  const std::size_t bytes = std::max<ptrdiff_t>(count, 1) * sizeof(typename A::cplx);
+  void* in = A::alloc(bytes);
+  void* out = A::alloc(bytes);
+  void* back = A::alloc(bytes);
+  std::memset(in, 0, bytes);
+  const unsigned f = flags_of(effort);
+  const unsigned fo = f | (transposed ? FFTW_MPI_TRANSPOSED_OUT : 0u);
+  const unsigned fi = f | (transposed ? FFTW_MPI_TRANSPOSED_IN : 0u);
+  PeerTimes t;
+  double t0 = MPI_Wtime();
+  typename A::plan pf = real ? A::r2c(r, n.data(), in, out, comm, fo)
+                             : A::dft(r, n.data(), in, out, comm, FFTW_FORWARD, fo);
+  typename A::plan pb = real ? A::c2r(r, n.data(), out, back, comm, fi)
+                             : A::dft(r, n.data(), out, back, comm, FFTW_BACKWARD, fi);
+  t.plan_seconds = max_over(comm, MPI_Wtime() - t0);
+  if (!pf || !pb) throw std::runtime_error("FFTW-MPI could not plan this problem");
+  // Data: not zeros, so that no branch is faster than in real use.
+  auto* x = static_cast<typename A::real*>(in);
+  for (std::size_t k = 0; k < bytes / sizeof(typename A::real); ++k) x[k] = static_cast<typename A::real>((k * 7919 % 1000) * 1e-3);
+  for (int it = -warmup; it < iters; ++it) {
+    MPI_Barrier(comm);
+    double a = MPI_Wtime();
+    A::execute(pf);
+    double tf = max_over(comm, MPI_Wtime() - a);
+    // c2r destroys its input: refresh the spectrum from the forward output each time.
+    MPI_Barrier(comm);
+    a = MPI_Wtime();
+    A::execute(pb);
+    double tb = max_over(comm, MPI_Wtime() - a);
+    if (real) A::execute(pf);  // restore `out` for the next backward
+    if (it >= 0) t.forward.push_back(tf), t.backward.push_back(tb);
+  }
+  A::destroy(pf);
+  A::destroy(pb);
+  A::release(in);
+  A::release(out);
+  A::release(back);
+  t.mode = std::string("FFTW-MPI slab, ") + (transposed ? "TRANSPOSED_OUT/IN" : "natural order");
+  return t;
+}
+
+template <class A>
+PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind,
+                       volfft::Effort effort, int threads, int warmup, int iters) {
+  if (threads > 1) A::threads(threads);
+  const int r = static_cast<int>(shape.size());
+  std::vector<int> n(shape.begin(), shape.end());
+  std::size_t total = 1;
+  for (int e : n) total *= static_cast<std::size_t>(e);
+  const bool real = kind == volfft::Kind::r2c;
+  const std::size_t complex_count = real ? total / n.back() * (n.back() / 2 + 1) : total;
+  void* in = A::alloc(std::max(total, complex_count) * sizeof(typename A::cplx));
+  void* out = A::alloc(complex_count * sizeof(typename A::cplx));
+  void* back = A::alloc(std::max(total, complex_count) * sizeof(typename A::cplx));
+  const unsigned f = flags_of(effort);
+  PeerTimes t;
+  double t0 = MPI_Wtime();
+  typename A::plan pf = real ? A::serial_r2c(r, n.data(), in, out, f) : A::serial_dft(r, n.data(), in, out, FFTW_FORWARD, f);
+  typename A::plan pb = real ? A::serial_c2r(r, n.data(), out, back, f) : A::serial_dft(r, n.data(), out, back, FFTW_BACKWARD, f);
+  t.plan_seconds = MPI_Wtime() - t0;
+  auto* x = static_cast<typename A::real*>(in);
+  for (std::size_t k = 0; k < total * (real ? 1 : 2); ++k) x[k] = static_cast<typename A::real>((k * 7919 % 1000) * 1e-3);
+  for (int it = -warmup; it < iters; ++it) {
+    double a = MPI_Wtime();
+    A::execute(pf);
+    double tf = MPI_Wtime() - a;
+    a = MPI_Wtime();
+    A::execute(pb);
+    double tb = MPI_Wtime() - a;
+    if (real) A::execute(pf);
+    if (it >= 0) t.forward.push_back(tf), t.backward.push_back(tb);
+  }
+  A::destroy(pf);
+  A::destroy(pb);
+  A::release(in);
+  A::release(out);
+  A::release(back);
+  if (threads > 1) A::threads(1);
+  t.mode = "FFTW serial " + std::to_string(r) + "-D plan, " + std::to_string(threads) + " thread(s)";
+  return t;
+}
+
+}  // namespace
+
+PeerTimes time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
+                        volfft::Precision precision, volfft::Effort effort, bool transposed,
+                        int warmup, int iters) {
+  if (precision == volfft::Precision::float64)
+    return mpi_times<D>(comm, shape, kind, effort, transposed, warmup, iters);
+  return mpi_times<F>(comm, shape, kind, effort, transposed, warmup, iters);
+}
+
+PeerTimes time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
+                           volfft::Precision precision, volfft::Effort effort, int threads,
+                           int warmup, int iters) {
+  if (precision == volfft::Precision::float64)
+    return serial_times<D>(shape, kind, effort, threads, warmup, iters);
+  return serial_times<F>(shape, kind, effort, threads, warmup, iters);
+}
+
+}  // namespace bench
