@@ -1,4 +1,6 @@
 // The extension module volfft._volfft: registration, exception mapping, version.
+#include <nanobind/stl/string.h>
+
 #include <stdexcept>
 
 #include "bindings.hpp"

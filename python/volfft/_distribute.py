@@ -19,12 +19,21 @@ if TYPE_CHECKING:  # pragma: no cover
 _TAG = 7717  # one tag for every block: each pair exchanges at most one message per call
 
 
-def _agree(comm: Any, error: Optional[Exception]) -> None:
-    """Raise the first rank's error on every rank, if any rank has one."""
-    errors = comm.allgather(error)
-    for e in errors:
-        if e is not None:
-            raise e
+def agree_on_errors(comm: Any, error: Optional[Exception]) -> None:
+    """Raise the lowest failing rank's error on every rank, if any rank has one. Collective.
+
+    Errors travel as (type, message), so every rank raises the same TypeError or VolfftError.
+    """
+    mine = None if error is None else ("type" if isinstance(error, TypeError) else "value",
+                                       str(error))
+    for rank, found in enumerate(comm.allgather(mine)):
+        if found is not None:
+            kind, message = found
+            if rank != comm.rank and comm.size > 1:
+                message = f"{message} (on rank {rank})"
+            if kind == "type":
+                raise TypeError(message)
+            raise native().VolfftError(message)
 
 
 def _check_root(comm: Any, root: Any) -> int:
@@ -87,7 +96,7 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
                     f"{global_array.dtype}")
         except (TypeError, ValueError) as e:
             error = e
-    _agree(comm, error)
+    agree_on_errors(comm, error)
 
     blocks: Optional[List[Tuple[slice, ...]]] = comm.gather(
         plan.local_slice(forward_output), root=root)
@@ -144,7 +153,7 @@ def gather(plan: "Plan", local_array: np.ndarray, root: int = 0,
                 f"got {local_array.shape}")
     except (TypeError, ValueError) as e:
         error = e
-    _agree(comm, error)
+    agree_on_errors(comm, error)
 
     blocks: Optional[List[Tuple[slice, ...]]] = comm.gather(
         plan.local_slice(forward_output), root=root)

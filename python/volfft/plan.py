@@ -18,7 +18,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from volfft._describe import model_description
-from volfft._distribute import gather, scatter
+from volfft._distribute import agree_on_errors, gather, scatter
 from volfft._native import native
 
 __all__ = ["Plan", "describe", "scatter", "gather", "VolfftError"]
@@ -46,15 +46,11 @@ def _check_kind(kind: Any) -> str:
 
 
 def _check_shape(shape: Any) -> Tuple[int, ...]:
+    # Only the type here: the library checks the values (2 or 3 positive sizes).
     try:
-        sizes = tuple(operator.index(n) for n in shape)
+        return tuple(operator.index(n) for n in shape)
     except TypeError:
         raise TypeError(f"shape: expected a sequence of 2 or 3 ints, got {shape!r}") from None
-    if len(sizes) not in (2, 3):
-        raise VolfftError(f"shape: expected 2 or 3 sizes (a 2-D or 3-D array), got {shape!r}")
-    if any(n < 1 for n in sizes):
-        raise VolfftError(f"shape: expected positive sizes, got {shape!r}")
-    return sizes
 
 
 def _check_dtype(dtype: Any, kind: str) -> Tuple[str, np.dtype, np.dtype]:
@@ -116,61 +112,64 @@ def _rank_order(placement: Any) -> list:
 
 
 def describe(
-    nprocs: int,
     shape: Sequence[int],
+    grid: Grid = "auto",
     kind: str = "c2c",
     dtype: Any = np.complex128,
-    grid: Grid = "auto",
     engine: str = "auto",
     layout: str = "transposed",
     placement: Any = None,
+    nprocs: Optional[int] = None,
 ) -> Dict[str, Any]:
-    """What a plan on ``nprocs`` ranks would do, without MPI: grid, FFT stages, messages.
+    """What a plan would do, without MPI: grid, FFT stages, every message of every exchange.
+
+    Pure: needs the compiled extension but no communicator (runs on a login node, for any
+    number of ranks).
 
     Parameters
     ----------
-    nprocs : int
-        Number of ranks of the (hypothetical) communicator.
-    shape, kind, dtype, grid, engine, layout, placement
+    shape, grid, kind, dtype, engine, layout, placement
         As for :class:`Plan`.
+    nprocs : int, optional
+        Number of ranks of the communicator. Defaults to ``p0 * p1`` of ``grid``; required
+        when ``grid="auto"``.
 
     Returns
     -------
     dict
         ``{"shape", "kind", "precision", "element_bytes", "grid", "engine", "layout",
-        "exchanges": [{"name", "messages"}], "stages": [{"axes", "length", "count_per_rank",
-        "kind"}], ...}``; ``messages`` is an int64 array of rows (source, destination, bytes)
-        in virtual ranks ``g = i * p1 + j``, ``count_per_rank`` an int64 array of the number of
-        1-D (or multi-dimensional) FFTs each virtual rank does. See docs/python.md.
+        "exchanges": [{"name", "messages"}], "stages": [{"axis", "length", "count_per_rank",
+        "kind"}], "pack_bytes_per_rank", "input_boxes", "output_boxes", "input_order",
+        "output_order"}``. ``messages`` is an int64 array of rows (source, destination, bytes)
+        in virtual ranks ``g = i * p1 + j``; ``count_per_rank`` an int64 array: how many 1-D
+        transforms of ``length`` points each virtual rank does in that stage. See
+        docs/python.md.
 
     Raises
     ------
     VolfftError
-        Invalid values (the same messages :class:`Plan` gives).
+        Invalid values (the messages :class:`Plan` gives), or ``nprocs`` missing or not
+        matching ``grid``.
     TypeError
         Arguments of the wrong type.
     """
+    kind = _check_kind(kind)
+    sizes = _check_shape(shape)
+    precision, _, _ = _check_dtype(dtype, kind)
+    pair = _check_grid(grid)
+    if nprocs is None:
+        if pair == (0, 0):
+            raise VolfftError("nprocs: expected the number of ranks when grid='auto'")
+        nprocs = pair[0] * pair[1]
     try:
         nprocs = operator.index(nprocs)
     except TypeError:
         raise TypeError(f"nprocs: expected an int, got {nprocs!r}") from None
     if nprocs < 1:
         raise VolfftError(f"nprocs: expected at least 1 rank, got {nprocs}")
-    kind = _check_kind(kind)
-    sizes = _check_shape(shape)
-    precision, _, _ = _check_dtype(dtype, kind)
     raw = native().describe(
-        nprocs,
-        list(sizes),
-        kind,
-        precision,
-        _check_grid(grid),
-        _check_name("engine", engine),
-        _check_name("layout", layout),
-        "estimate",
-        True,
-        _rank_order(placement),
-    )
+        nprocs, list(sizes), kind, precision, pair, _check_name("engine", engine),
+        _check_name("layout", layout), "estimate", True, _rank_order(placement))
     return model_description(raw)
 
 
@@ -246,21 +245,21 @@ class Plan:
             )
         if comm == MPI.COMM_NULL:
             raise VolfftError("comm: expected a valid communicator, got MPI.COMM_NULL")
-        kind = _check_kind(kind)
-        sizes = _check_shape(shape)
-        precision, input_dtype, output_dtype = _check_dtype(dtype, kind)
-        handle = native().Plan(
-            comm,
-            list(sizes),
-            kind,
-            precision,
-            _check_grid(grid),
-            _check_name("engine", engine),
-            _check_name("layout", layout),
-            _check_name("effort", effort),
-            bool(scale_backward),
-            _rank_order(placement),
-        )
+        # Check types and names on every rank, then agree: an argument wrong on one rank only
+        # must raise everywhere, not leave the other ranks waiting inside the library.
+        error: Optional[Exception] = None
+        try:
+            kind = _check_kind(kind)
+            sizes = _check_shape(shape)
+            precision, input_dtype, output_dtype = _check_dtype(dtype, kind)
+            arguments = (comm, list(sizes), kind, precision, _check_grid(grid),
+                         _check_name("engine", engine), _check_name("layout", layout),
+                         _check_name("effort", effort), bool(scale_backward),
+                         _rank_order(placement))
+        except (TypeError, ValueError) as e:
+            error = e
+        agree_on_errors(comm, error)
+        handle = native().Plan(*arguments)
         self._comm = comm
         self._shape = sizes
         self._kind = kind
