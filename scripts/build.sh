@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the C++ library, tests and volfft-bench into build/, and installs the Python package
+# (which builds the same CMake tree once more through scikit-build-core).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$JOBS"
+PYTHON=${PYTHON:-python3}
+if [ -f pyproject.toml ]; then
+  "$PYTHON" -m pip install -q --no-build-isolation . 2>/dev/null ||
+    "$PYTHON" -m pip install -q --no-build-isolation --break-system-packages .
+fi
