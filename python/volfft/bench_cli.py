@@ -92,8 +92,9 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
     Parameters
     ----------
     report : dict
-        The driver's JSON output (``{"forward": {"phases": [{"name", "ms"}], "median_ms"},
-        "backward": {...}, "config": {...}}``).
+        The driver's JSON output (docs/bench-json.md): ``{"forward": {"phases": [{"name",
+        "ms"}], "median_ms"}, "backward": {...}, "config": {...}, "compare": {peer:
+        {"forward_median_ms", "backward_median_ms"}}}``.
     path : str
         PNG file to write.
     """
@@ -114,9 +115,14 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
         for name, _ in _phase_rows(report, d):
             if name not in names:
                 names.append(name)
+    # Peers timed in the same run (--compare) stand beside volfft as plain bars.
+    peers = {name: entry for name, entry in (report.get("compare") or {}).items()
+             if isinstance(entry, dict)}
     colours = plt.get_cmap("tab20")
-    fig, ax = plt.subplots(figsize=(6.4, 4.8))
-    for x, d in enumerate(directions):
+    fig, ax = plt.subplots(figsize=(6.4 + 1.2 * len(peers), 4.8))
+    ticks, tick_labels = [], []
+    x = 0.0
+    for d in directions:
         bottom = 0.0
         for name, ms in _phase_rows(report, d):
             ax.bar(x, ms, bottom=bottom, color=colours(names.index(name) % 20),
@@ -125,15 +131,26 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
         median = (report.get(d) or {}).get("median_ms")
         if median is not None:
             ax.annotate(f"{float(median):.3g} ms", (x, bottom), ha="center", va="bottom")
+        ticks.append(x), tick_labels.append(f"volfft\n{d}")
+        for peer, entry in peers.items():
+            ms = entry.get(f"{d}_median_ms")
+            if ms is None:
+                continue
+            x += 1.0
+            ax.bar(x, float(ms), color="0.75", hatch="//", edgecolor="0.4", linewidth=0.5)
+            ax.annotate(f"{float(ms):.3g} ms", (x, float(ms)), ha="center", va="bottom")
+            ticks.append(x), tick_labels.append(f"{peer}\n{d}")
+        x += 1.5
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours(k % 20)) for k in range(len(names))]
-    ax.set_xticks(range(len(directions)), directions)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels(tick_labels)
     ax.set_ylabel("time per call (ms, max over ranks)")
     config = report.get("config") or {}
     title = " ".join(str(config[k]) for k in ("kind", "precision") if k in config)
     if "shape" in config:
         title += " " + "x".join(str(n) for n in config["shape"])
-    if "nprocs" in config:
-        title += f", {config['nprocs']} ranks"
+    if "ranks" in config:
+        title += f", {config['ranks']} ranks"
     if "grid" in config:
         grid = config["grid"]
         title += f", grid {'x'.join(str(p) for p in grid) if isinstance(grid, list) else grid}"

@@ -1,0 +1,155 @@
+"""`volfft bench`: driver lookup, the mpirun command line, pass-through, JSON, the stacked plot.
+
+A stand-in driver (a small Python script) makes these tests independent of the C++ build; one
+test runs the real volfft-bench when it is built.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from volfft import bench_cli
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MPIRUN = shutil.which("mpirun")
+
+FAKE_DRIVER = textwrap.dedent('''\
+    #!{python}
+    """Stand-in for volfft-bench: echoes its arguments, writes the JSON schema's essentials."""
+    import json, sys
+    args = sys.argv[1:]
+    print("fake-bench args: " + " ".join(args))
+    if "--fail" in args:
+        sys.exit(3)
+    if "--json" in args:
+        report = {{
+            "config": {{"kind": args[0], "precision": args[1], "shape": [8, 8, 8], "ranks": 2,
+                        "grid": [2, 1]}},
+            "forward": {{"median_ms": 3.0, "phases": [{{"name": "fft21", "ms": 1.0}},
+                                                     {{"name": "exchange_column", "ms": 2.0}}]}},
+            "backward": {{"median_ms": 3.5, "phases": [{{"name": "exchange_column", "ms": 2.5}},
+                                                      {{"name": "fft12", "ms": 1.0}}]}},
+            "compare": {{"fftw-mpi": {{"forward_median_ms": 2.9, "backward_median_ms": 3.1}}}},
+        }}
+        with open(args[args.index("--json") + 1], "w") as f:
+            json.dump(report, f)
+''')
+
+
+@pytest.fixture
+def fake_driver(tmp_path):
+    path = tmp_path / "volfft-bench"
+    path.write_text(FAKE_DRIVER.format(python=sys.executable))
+    path.chmod(0o755)
+    return str(path)
+
+
+def run_cli(*args, env_extra=None):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_"))}
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (os.path.join(ROOT, "python"), env.get("PYTHONPATH")) if p)
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "volfft", "bench", *args], capture_output=True,
+                          text=True, timeout=180, env=env, cwd=ROOT)
+
+
+def test_launch_command_per_mpi_flavor():
+    assert bench_cli.launch_command("mpirun", 4, ["volfft-bench", "c2c"], "openmpi") == [
+        "mpirun", "-n", "4", "--oversubscribe", "volfft-bench", "c2c"]
+    assert bench_cli.launch_command("mpiexec", 3, ["volfft-bench"], "mpich") == [
+        "mpiexec", "-n", "3", "volfft-bench"]
+
+
+def test_open_mpi_as_root_is_allowed_through_its_environment(monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.delenv("OMPI_ALLOW_RUN_AS_ROOT", raising=False)
+    env = bench_cli.launch_environment("openmpi")
+    assert env["OMPI_ALLOW_RUN_AS_ROOT"] == "1" and env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
+    assert "OMPI_ALLOW_RUN_AS_ROOT" not in bench_cli.launch_environment("mpich")
+
+
+def test_find_driver_order(fake_driver, monkeypatch):
+    monkeypatch.setenv("VOLFFT_BENCH", fake_driver)
+    assert bench_cli.find_driver() == fake_driver
+    monkeypatch.setenv("VOLFFT_BENCH", "/nonexistent/volfft-bench")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    if os.path.exists(os.path.join(os.path.dirname(bench_cli.__file__), "bin", "volfft-bench")):
+        pytest.skip("an installed volfft-bench inside the package would be found")
+    with pytest.raises(FileNotFoundError, match=r"cannot find the volfft-bench executable; "
+                                                r"searched --bench \(not set\), \$VOLFFT_BENCH"):
+        bench_cli.find_driver()
+
+
+def test_missing_driver_is_reported():
+    result = run_cli("-n", "1", "c2c", "double", "8", "8", "8", "--bench", "/nonexistent",
+                     env_extra={"VOLFFT_BENCH": "/nonexistent", "PATH": os.path.dirname(sys.executable)})
+    if "searched" not in result.stderr and result.returncode == 0:
+        pytest.skip("a volfft-bench installed inside the package was found")
+    assert result.returncode == 2
+    assert "cannot find the volfft-bench executable" in result.stderr
+
+
+def test_arguments_are_required():
+    result = run_cli("-n", "2")
+    assert result.returncode == 2
+    assert "expected the volfft-bench arguments" in result.stderr
+
+
+@pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
+def test_bench_passes_arguments_and_plots(fake_driver, tmp_path):
+    png = tmp_path / "phases.png"
+    result = run_cli("-n", "2", "--bench", fake_driver, "c2c", "double", "8", "8", "8",
+                     "--grid", "2x1", "--plot", str(png))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [l for l in result.stdout.splitlines() if l.startswith("fake-bench args:")]
+    assert len(lines) == 2, result.stdout  # one per rank
+    assert lines[0].startswith("fake-bench args: c2c double 8 8 8 --grid 2x1 --json ")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    import matplotlib.image
+
+    height, width = matplotlib.image.imread(str(png)).shape[:2]
+    assert width > 300 and height > 200
+
+
+@pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
+def test_user_json_is_kept_and_driver_failure_is_passed_on(fake_driver, tmp_path):
+    report = tmp_path / "mine.json"
+    result = run_cli("--bench", fake_driver, "r2c", "float", "8", "8", "--json", str(report),
+                     "--plot", str(tmp_path / "p.png"))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(report.read_text())["config"]["kind"] == "r2c"
+    failed = run_cli("--bench", fake_driver, "c2c", "double", "8", "8", "--fail")
+    assert failed.returncode == 3 and "exited with status 3" in failed.stderr
+
+
+def test_plot_without_phases_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match=r"the driver's JSON holds no phases to plot"):
+        bench_cli.plot_phases({"config": {}}, str(tmp_path / "x.png"))
+
+
+def _built_driver():
+    try:
+        return bench_cli.find_driver()
+    except FileNotFoundError:
+        built = glob.glob(os.path.join(ROOT, "build*", "benchmarks", "volfft-bench"))
+        return built[0] if built else None
+
+
+@pytest.mark.skipif(MPIRUN is None or _built_driver() is None,
+                    reason="needs mpirun and a built volfft-bench")
+def test_real_driver(tmp_path):
+    png = tmp_path / "real.png"
+    result = run_cli("-n", "2", "--bench", _built_driver(), "--timeout", "120", "c2c", "double",
+                     "12", "10", "8", "--grid", "2x1", "--iters", "2", "--effort", "estimate",
+                     "--plot", str(png))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verify:" in result.stdout and "OK" in result.stdout
+    assert png.stat().st_size > 1000
