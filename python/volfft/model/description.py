@@ -86,6 +86,18 @@ def stage_output_length(stage: dict) -> int:
     return stage["length"] // 2 + 1 if stage["kind"] == "r2c" else stage["length"]
 
 
+def preceding_stage(desc: dict, index: int) -> int:
+    """Index of the FFT stage that runs just before exchange ``index`` in forward order.
+
+    Forward runs the first ``S - E`` stages, then exchange ``e`` followed by stage
+    ``S - E + e``; so exchange ``e`` follows stage ``S - E - 1 + e``.
+    """
+    lead = len(desc["stages"]) - len(desc["exchanges"])
+    if lead < 1:
+        raise ValueError("description: an exchange must follow at least one FFT stage")
+    return lead - 1 + index
+
+
 def local_bytes_before_exchange(desc: dict, index: int) -> np.ndarray:
     """Bytes each rank holds when exchange ``index`` starts (what pack reads, unpack writes).
 
@@ -95,7 +107,7 @@ def local_bytes_before_exchange(desc: dict, index: int) -> np.ndarray:
     packed = desc.get("pack_bytes_per_rank")
     if packed is not None and len(packed) > index:
         return np.asarray(packed[index], dtype=np.int64)
-    stage = desc["stages"][index]
+    stage = desc["stages"][preceding_stage(desc, index)]
     return stage["count_per_rank"] * stage_output_length(stage) * int(desc["element_bytes"])
 
 

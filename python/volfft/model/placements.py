@@ -1,104 +1,90 @@
-"""Small local builders for seed 000's placements, used until/unless volfft.mapping provides them.
+"""Seed 000's placements and the placement search space, built with :mod:`volfft.mapping`.
 
-These are deliberately minimal: the default order, rows on blocks (CO/VN), and tilts of a
-placement. :mod:`volfft.mapping` is the full Rubik-style language; the model accepts its
-placement objects directly (see :func:`volfft.model.placement.resolve_placement`), and
-:func:`fft_placement` prefers it when it is importable and offers the same construction.
-
-Conventions (shared with volfft.mapping): a task slot is ``(node coords..., core slot)``;
-"default" puts consecutive world ranks on consecutive slots in C order over
-``dims + (tasks_per_node,)`` (core slot fastest, then the last network dimension), which is
-Rubik's default and Blue Gene's TXYZ order. Virtual rank ``g = i * p1 + j`` is world rank ``g``.
+The model itself accepts any placement (see :mod:`volfft.model.placement`); this module is the
+bridge to the mapping language for the placements the model studies: the default order, rows on
+blocks (CO/VN), and tilts of those. Conventions are volfft.mapping's: a task slot is
+``(node coords..., core slot)``; the default puts consecutive ranks on consecutive slots (core
+slot fastest, then the last network dimension); row ``i`` of a ``p0 x p1`` grid is the ``p1``
+positions ``i*p1 .. i*p1+p1-1`` (the first exchange).
 """
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Iterator, Sequence
 
-import numpy as np
-
+from .. import mapping
 from .machine import Machine
-from .placement import ArrayPlacement
 
 
-def _slot_shape(machine: Machine) -> tuple[int, ...]:
-    return tuple(machine.dims) + (machine.tasks_per_node,)
+def mapping_machine(machine: Machine) -> "mapping.Machine":
+    """The :class:`volfft.mapping.Machine` with the same dims, wrap and tasks per node."""
+    return mapping.Machine(tuple(machine.dims), tuple(machine.wrap), machine.tasks_per_node)
 
 
-def default_placement(machine: Machine, nranks: int | None = None) -> ArrayPlacement:
-    """Consecutive ranks on consecutive task slots (core slot fastest, then last dimension).
-
-    Parameters
-    ----------
-    machine:
-        Machine to fill.
-    nranks:
-        Number of ranks; defaults to all task slots. Fewer ranks take the first slots.
-    """
+def default_placement(machine: Machine, nranks: int | None = None) -> "mapping.Placement":
+    """volfft.mapping's default placement of ``nranks`` tasks (all slots by default) as a slab
+    grid ``(nranks, 1)``; only the node of each world rank matters to the model."""
     nranks = machine.tasks if nranks is None else int(nranks)
     if not 1 <= nranks <= machine.tasks:
         raise ValueError(f"nranks: expected 1..{machine.tasks} (task slots of the machine), "
                          f"got {nranks}")
-    slots = np.stack(np.unravel_index(np.arange(nranks), _slot_shape(machine)), axis=1)
-    return ArrayPlacement(node_coords=slots.astype(np.int64), label="default")
+    return mapping.default_placement(mapping_machine(machine), (nranks, 1))
 
 
-def block_placement(machine: Machine, grid: Sequence[int], block: Sequence[int],
-                    label: str | None = None) -> ArrayPlacement:
-    """Seed 000's "rows on blocks": each grid row (p1 tasks) fills one block of task slots.
+def fft_placement(machine: Machine, grid: Sequence[int],
+                  row_block: Sequence[int] | None = None,
+                  tilt: tuple[int, int] | None = None) -> "mapping.Placement":
+    """Seed 000's placements: the default order, or rows on blocks of shape ``row_block``.
 
-    Blocks of shape ``block`` (one extent per network dimension, plus optionally the number
-    of core slots used, default 1) tile the machine's task slots; row ``i`` takes block ``i``
-    (blocks in C order), member ``j`` of a row sits at the ``j``-th slot of its block (C order),
-    so column ``j`` is the complementary pattern: the same relative slot in every block.
-
-    Raises
-    ------
-    ValueError
-        If the block does not hold exactly p1 tasks, does not divide the machine, or the grid
-        does not fill the machine.
+    Parameters
+    ----------
+    machine:
+        The machine (its dims, wrap and tasks per node are used).
+    grid:
+        ``(p0, p1)``; rows hold p1 tasks.
+    row_block:
+        None for the default; else node extents of a row's block, optionally followed by the
+        number of cores of each node one row uses (volfft.mapping.rows_on_blocks).
+    tilt:
+        Optional ``(axis, direction)``: after mapping, tilt the machine's hyperplanes
+        ``x_axis = const`` along ``direction`` by slope 1 (Rubik's tilt), turning blocks into
+        sheared blocks and lines into diagonals.
     """
+    mm = mapping_machine(machine)
     p0, p1 = (int(v) for v in grid)
-    block = tuple(int(b) for b in block)
-    if len(block) == machine.ndim:
-        block = block + (1,)
-    if len(block) != machine.ndim + 1:
-        raise ValueError(f"block: expected {machine.ndim} extents (or {machine.ndim + 1} with the "
-                         f"core-slot extent), got {len(block)}")
-    shape = _slot_shape(machine)
-    if any(b < 1 or s % b for b, s in zip(block, shape)):
-        raise ValueError(f"block: extents {list(block)} must divide the task slots "
-                         f"{list(shape)} (dims + tasks per node)")
-    if math.prod(block) != p1:
-        raise ValueError(f"block: a block of shape {list(block)} holds {math.prod(block)} tasks, "
-                         f"but a grid row has p1={p1}")
-    if p0 * p1 != machine.tasks:
-        raise ValueError(f"grid: {p0}x{p1} = {p0 * p1} tasks do not fill the machine's "
-                         f"{machine.tasks} task slots")
-    blocks_per_dim = tuple(s // b for s, b in zip(shape, block))
-    origin = np.stack(np.unravel_index(np.arange(p0), blocks_per_dim), axis=1) * np.asarray(block)
-    offset = np.stack(np.unravel_index(np.arange(p1), block), axis=1)
-    slots = (origin[:, None, :] + offset[None, :, :]).reshape(p0 * p1, len(shape))
-    name = label or "rows on " + "x".join(map(str, block[:-1])) + (
-        f"x{block[-1]}slots" if block[-1] > 1 else "")
-    return ArrayPlacement(node_coords=slots.astype(np.int64), label=name)
+    if tilt is None:
+        if row_block is None:
+            return mapping.default_placement(mm, (p0, p1))
+        return mapping.rows_on_blocks(mm, (p0, p1), tuple(row_block))
+    axis, direction = tilt
+    network = mm.box()
+    if row_block is not None:
+        block = list(row_block)
+        nodes = math.prod(block[: machine.ndim])
+        cores = block[machine.ndim] if len(block) > machine.ndim else p1 // nodes
+        network.tile(block[: machine.ndim] + [cores])
+    app = mapping.box([p0, p1])
+    if row_block is not None:
+        app.tile([1, p1])
+    network.map(app)
+    network.tilt(int(axis), int(direction), 1)
+    base = "default" if row_block is None else "rows on " + "x".join(
+        map(str, list(row_block)[: machine.ndim]))
+    return mapping.Placement.from_tree(mm, (p0, p1), network,
+                                       f"{base} tilt({axis}->{direction})")
 
 
-def tilt_placement(placement: Any, machine: Machine, axis: int, along: int,
-                   magnitude: int = 1) -> ArrayPlacement:
-    """Shear a placement: the node at coordinate ``c`` on ``axis`` moves ``magnitude * c``
-    along ``along`` (modulo the machine extent). Like Rubik's tilt applied to the whole torus,
-    it keeps every node used exactly once but turns lines into diagonals.
-    """
-    if not (0 <= axis < machine.ndim and 0 <= along < machine.ndim) or axis == along:
-        raise ValueError(f"axis/along: expected two different dimensions in 0..{machine.ndim - 1}, "
-                         f"got {axis} and {along}")
-    coords = np.array(placement.coords(), dtype=np.int64, copy=True)
-    coords[:, along] = (coords[:, along] + magnitude * coords[:, axis]) % machine.dims[along]
-    order = placement.rank_order() if hasattr(placement, "rank_order") else None
-    base = getattr(placement, "label", "") or "placement"
-    return ArrayPlacement(node_coords=coords, order=order,
-                          label=f"{base} tilt({axis}->{along},{magnitude})")
+@dataclass(frozen=True)
+class Candidate:
+    """One placement of the search space and how it was built."""
+
+    label: str
+    row_block: tuple[int, ...] | None
+    tilt: tuple[int, int] | None
+
+    def build(self, machine: Machine, grid: Sequence[int]) -> "mapping.Placement":
+        return fft_placement(machine, grid, self.row_block, self.tilt)
 
 
 def divisor_boxes(shape: Sequence[int], volume: int) -> list[tuple[int, ...]]:
@@ -119,3 +105,33 @@ def divisor_boxes(shape: Sequence[int], volume: int) -> list[tuple[int, ...]]:
 
     extend((), int(volume))
     return boxes
+
+
+def candidates(machine: Machine, grid: Sequence[int], tilts: bool = True) -> Iterator[Candidate]:
+    """The search space of ``volfft model rank``.
+
+    The default order; rows on every block shape (node extents x cores per node used by a
+    row) that tiles the machine's slots and holds exactly p1 tasks (every orientation is a
+    separate shape); and, with ``tilts``, each of those tilted once along every ordered pair of
+    network dimensions (Rubik's tilt, slope 1), which changes the columns' pattern.
+    """
+    p0, p1 = (int(v) for v in grid)
+    if p0 * p1 != machine.tasks:
+        raise ValueError(f"grid: {p0}x{p1} = {p0 * p1} tasks must fill the machine's "
+                         f"{machine.tasks} task slots to search placements")
+    blocks = divisor_boxes(tuple(machine.dims) + (machine.tasks_per_node,), p1)
+    yield Candidate("default", None, None)
+    for block in blocks:
+        name = "rows on " + "x".join(map(str, block[:-1])) + (
+            f" ({block[-1]} cores)" if machine.tasks_per_node > 1 else "")
+        yield Candidate(name, block, None)
+    if not tilts:
+        return
+    pairs = [(a, d) for a in range(machine.ndim) for d in range(machine.ndim) if a != d]
+    for axis, direction in pairs:
+        yield Candidate(f"default tilt({axis}->{direction})", None, (axis, direction))
+    for block in blocks:
+        for axis, direction in pairs:
+            name = "rows on " + "x".join(map(str, block[:-1])) + (
+                f" ({block[-1]} cores)" if machine.tasks_per_node > 1 else "")
+            yield Candidate(f"{name} tilt({axis}->{direction})", block, (axis, direction))

@@ -146,46 +146,62 @@ def _log_multinomial(counts: np.ndarray, log_fact: np.ndarray) -> np.ndarray:
 
 def _route_all_paths(acc: np.ndarray, machine: Machine, src: np.ndarray, steps: np.ndarray,
                      weight: np.ndarray) -> None:
-    """Split each message evenly over all minimal lattice paths (exact path counting)."""
+    """Split each message evenly over all its minimal lattice paths (exact path counting).
+
+    Messages with the same signed displacement ``s`` share one stencil: the share of their
+    paths using the hop ``u -> u + e_k`` (``0 <= u <= |s|``) is ``N(u) N(|s| - u - e_k) / N(|s|)``
+    with ``N`` the multinomial number of lattice paths. The loads are the circular convolution
+    of each displacement's source-bytes field with its stencil, summed in Fourier space (one
+    FFT per field and stencil, one inverse per link direction at the end). Open dimensions are
+    zero-padded to twice their extent so that nothing wraps.
+    """
     ndim = machine.ndim
-    dims = np.asarray(machine.dims)
-    strides = _strides(machine.dims)
+    dims = tuple(machine.dims)
+    padded = tuple(n if w else 2 * n for n, w in zip(dims, machine.wrap))
+    size = int(np.prod(padded))
     hops = np.abs(steps)
-    sign = np.sign(steps)
-    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, int(hops.sum(axis=1).max(
-        initial=0)) + 2)))])
     moving = hops.sum(axis=1) > 0
-    groups, inverse = np.unique(hops[moving], axis=0, return_inverse=True)
+    src, steps, weight = src[moving], steps[moving], weight[moving]
+    if not src.shape[0]:
+        return
+    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, int(
+        np.abs(steps).sum(axis=1).max()) + 2)))])
+    src_index = np.ravel_multi_index(tuple(src.T), padded)
+    shifts, inverse = np.unique(steps, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
-    src, sign, weight = src[moving], sign[moving], weight[moving]
-    for g, h in enumerate(groups):
-        members = np.flatnonzero(inverse == g)
-        # Cells u of the box 0 <= u <= h; the share of paths using the hop u -> u + e_k is
-        # N(u) N(h - u - e_k) / N(h), with N the multinomial number of lattice paths.
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(shifts.shape[0] + 1))
+    spectrum_shape = padded[:-1] + (padded[-1] // 2 + 1,)
+    acc_hat = np.zeros((ndim, 2) + spectrum_shape, dtype=np.complex128)
+    for g, shift in enumerate(shifts):
+        members = order[bounds[g]:bounds[g + 1]]
+        field = np.bincount(src_index[members], weights=weight[members], minlength=size)
+        field_hat = np.fft.rfftn(field.reshape(padded))
+        h = np.abs(shift)
+        sign = np.sign(shift)
         cells = np.stack(np.unravel_index(np.arange(int(np.prod(h + 1))), tuple(h + 1)), axis=1)
         log_total = _log_multinomial(h[None, :], log_fact)[0]
         for k in range(ndim):
-            valid = cells[:, k] < h[k]
-            if not valid.any():
+            if h[k] == 0:
                 continue
-            u = cells[valid]
+            u = cells[cells[:, k] < h[k]]
             rest = h[None, :] - u
             rest[:, k] -= 1
             share = np.exp(_log_multinomial(u, log_fact) + _log_multinomial(rest, log_fact)
                            - log_total)
-            # Node of each (message, cell): src + sign * u, wrapped on rings.
-            coord = src[members][:, None, :] + sign[members][:, None, :] * u[None, :, :]
-            wrap = np.asarray(machine.wrap)
-            coord = np.where(wrap, np.mod(coord, dims), coord)
-            node = coord @ strides
-            direction = (sign[members, k] < 0).astype(np.int64)[:, None]
-            link = (node * ndim + k) * 2 + direction
-            value = weight[members][:, None] * share[None, :]
-            acc += np.bincount(link.ravel(), weights=value.ravel(), minlength=acc.size)
+            stencil = np.zeros(padded)
+            stencil[tuple(np.mod(sign * u, padded).T)] = share
+            acc_hat[k, int(sign[k] < 0)] += field_hat * np.fft.rfftn(stencil)
+    loads = acc.reshape(dims + (ndim, 2))
+    crop = tuple(slice(0, n) for n in dims)
+    for k in range(ndim):
+        for d in range(2):
+            # FFT round-off leaves tiny negative values where no path goes: clip them.
+            loads[..., k, d] += np.clip(np.fft.irfftn(acc_hat[k, d], padded)[crop], 0.0, None)
 
 
 def simulate(machine: Machine, traffic: Traffic, routing: str = "adaptive",
-             order: Sequence[int] | None = None) -> SimulationResult:
+             order: Sequence[int] | None = None, ties: str = "split") -> SimulationResult:
     """Route one exchange's messages and return the per-link loads.
 
     Parameters
@@ -198,6 +214,9 @@ def simulate(machine: Machine, traffic: Traffic, routing: str = "adaptive",
         ``"dimension-ordered"``, ``"adaptive"`` or ``"all-paths"`` (see module docstring).
     order:
         Dimension order for ``"dimension-ordered"`` (default 0, 1, ..., d-1).
+    ties:
+        ``"split"`` (default): half-ring ties go both ways, half the bytes each;
+        ``"positive"``: always the + way (a sensitivity check for antipodal traffic).
     """
     if routing not in ROUTINGS:
         raise ValueError(f"routing: expected one of {ROUTINGS}, got {routing!r}")
@@ -208,7 +227,7 @@ def simulate(machine: Machine, traffic: Traffic, routing: str = "adaptive",
     acc = np.zeros(machine.nodes * machine.ndim * 2)
     byte_hops = 0.0
     if moving.size:
-        index, steps, share = split_ties(machine, moving)
+        index, steps, share = split_ties(machine, moving, ties)
         weight = moving.nbytes[index] * share
         byte_hops = float((weight * np.abs(steps).sum(axis=1)).sum())
         src = moving.src_coords[index]

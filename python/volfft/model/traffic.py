@@ -90,8 +90,12 @@ def hop_counts(machine: Machine, src_coords: np.ndarray, dst_coords: np.ndarray)
     return total
 
 
-def split_ties(machine: Machine, traffic: Traffic) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_ties(machine: Machine, traffic: Traffic,
+               ties: str = "split") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Minimal displacement vectors, with half-ring ties split evenly both ways.
+
+    With ``ties="positive"`` a tie always goes the + way instead (a deterministic router's
+    choice; the worst case for messages between antipodes).
 
     Returns
     -------
@@ -107,6 +111,10 @@ def split_ties(machine: Machine, traffic: Traffic) -> tuple[np.ndarray, np.ndarr
                       for k in range(machine.ndim)], axis=1) if traffic.size else \
         np.zeros((0, machine.ndim), dtype=np.int64)
     weight = np.ones(traffic.size, dtype=np.float64)
+    if ties not in ("split", "positive"):
+        raise ValueError(f"ties: expected 'split' or 'positive', got {ties!r}")
+    if ties == "positive":
+        return index, steps, weight
     for k in range(machine.ndim):
         tie = tie_mask(machine, steps[:, k], k)
         if not tie.any():
