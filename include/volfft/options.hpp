@@ -46,6 +46,12 @@ struct Options {
   /// Placement: rank_order[g] = rank in the communicator that takes virtual grid position
   /// g = i*p1 + j. Empty = identity. Must be a permutation of 0..P-1, equal on every rank.
   std::vector<int> rank_order;
+  /// Placement from a map file instead (Rubik's format: line g holds the physical coordinates,
+  /// whitespace-separated integers, of the task at virtual grid position g), together with this
+  /// rank's own physical coordinate: the rank whose coordinate equals line g takes position g.
+  /// Collective; every coordinate must appear exactly once. Exclusive with rank_order.
+  std::string map_file;
+  std::vector<int> coordinate;
   /// Optional user-owned workspace; nullptr = the plan allocates its own. When given it must
   /// hold at least Plan::workspace_bytes() for the same shape/kind/options (query with
   /// Plan::required_workspace_bytes before creating the plan) and outlive the plan.

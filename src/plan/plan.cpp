@@ -18,6 +18,7 @@
 #include "comm/packing.hpp"
 #include "core/blueprint.hpp"
 #include "plan/agreement.hpp"
+#include "plan/placement.hpp"
 
 namespace volfft {
 
@@ -61,6 +62,7 @@ class Plan::Impl {
   core::Blueprint bp;
   PlanDescription description;
   std::vector<Index> user_shape;
+  std::vector<int> rank_order;  // rank of comm at each virtual position
   Effort effort = Effort::measure;
   std::vector<std::vector<OpRun>> fwd_ops, bwd_ops;  // per stage
   std::vector<std::unique_ptr<comm::Exchange>> fwd_ex, bwd_ex;
@@ -92,13 +94,31 @@ void* Plan::Impl::bwd_array(std::size_t s, void* out) const {
 }
 
 Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
-                 Precision precision, const Options& options)
-    : user_shape(shape), effort(options.effort) {
+                 Precision precision, const Options& given)
+    : user_shape(shape), effort(given.effort) {
   comm::check_mpi(MPI_Comm_dup(user_comm, &comm), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
+
+  // A placement from a map file becomes a rank order (collective, fails alike everywhere).
+  Options options = given;
+  int uses[2] = {options.map_file.empty() ? 0 : 1, options.rank_order.empty() ? 0 : 1};
+  int lowest[2], highest[2];
+  MPI_Allreduce(uses, lowest, 2, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(uses, highest, 2, MPI_INT, MPI_MAX, comm);
+  if (lowest[0] != highest[0])
+    throw Error("volfft: map_file is given on some ranks but not on others (every rank must pass it)");
+  if (highest[0] && highest[1]) throw Error("volfft: give either rank_order or map_file, not both");
+  if (!options.map_file.empty()) {
+    options.rank_order = plan::rank_order_from_map_file(comm, options.map_file, options.coordinate);
+  }
+  rank_order = options.rank_order;
+  if (rank_order.empty()) {
+    rank_order.resize(size);
+    std::iota(rank_order.begin(), rank_order.end(), 0);
+  }
 
   // Validate locally, then agree collectively, before anything can diverge between ranks.
   std::string local_error;
@@ -379,6 +399,9 @@ std::int64_t Plan::output_count() const { return impl_->bp.output_count(); }
 std::size_t Plan::workspace_bytes() const { return impl_->bp.workspace_bytes(); }
 const PlanDescription& Plan::description() const { return impl_->description; }
 MPI_Comm Plan::comm() const { return impl_->comm; }
+std::vector<int> Plan::row_members() const { return plan::members_in(impl_->comm, impl_->row); }
+std::vector<int> Plan::column_members() const { return plan::members_in(impl_->comm, impl_->column); }
+std::vector<int> Plan::rank_order() const { return impl_->rank_order; }
 
 void Plan::forward(const std::complex<double>* in, std::complex<double>* out) {
   impl_->check_types(true, false);
