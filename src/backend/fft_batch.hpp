@@ -34,6 +34,12 @@ class FftBatch {
   virtual void execute(const void* in, void* out) const = 0;
 };
 
+/// Plan a batch with the backend the options select (backend/select.cpp). The executor calls
+/// only this.
+std::unique_ptr<FftBatch> make_batch(const Options& options, Precision precision,
+                                     const BatchGeometry& geometry, void* plan_in, void* plan_out,
+                                     bool unaligned_fallback);
+
 /// Plan a batch with FFTW. `plan_in`/`plan_out` are arrays of the right size used (and
 /// overwritten) while planning; `unaligned_fallback` adds the second plan for user arrays.
 std::unique_ptr<FftBatch> make_fftw_batch(Precision precision, const BatchGeometry& geometry,

@@ -64,6 +64,7 @@ class Plan::Impl {
   std::vector<Index> user_shape;
   std::vector<int> rank_order;  // rank of comm at each virtual position
   Effort effort = Effort::measure;
+  Options options;  // as given (after a map file became a rank order)
   std::vector<std::vector<OpRun>> fwd_ops, bwd_ops;  // per stage
   std::vector<std::unique_ptr<comm::Exchange>> fwd_ex, bwd_ex;
   std::vector<Phase> fwd_times, bwd_times;
@@ -114,6 +115,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   if (!options.map_file.empty()) {
     options.rank_order = plan::rank_order_from_map_file(comm, options.map_file, options.coordinate);
   }
+  this->options = options;
   rank_order = options.rank_order;
   if (rank_order.empty()) {
     rank_order.resize(size);
@@ -230,7 +232,7 @@ void Plan::Impl::build_ffts() {
       const bool user = from_input || last;
       OpRun run;
       run.from_input = from_input;
-      run.batch = backend::make_fftw_batch(bp.precision, g, effort, pin, pout, user);
+      run.batch = backend::make_batch(options, bp.precision, g, pin, pout, user);
       fwd_ops[s].push_back(std::move(run));
     }
     // Backward: the ops in reverse; complex ops first (out-of-place from the input when this is
@@ -255,7 +257,7 @@ void Plan::Impl::build_ffts() {
         first_complex = false;
       }
       const bool user = run.from_input || run.to_output || (s == 0 && bp.kind == Kind::c2c);
-      run.batch = backend::make_fftw_batch(bp.precision, g, effort, pin, pout, user);
+      run.batch = backend::make_batch(options, bp.precision, g, pin, pout, user);
       bwd_ops[s].push_back(std::move(run));
     }
   }
