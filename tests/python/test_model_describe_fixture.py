@@ -9,7 +9,8 @@ written from the contract in docs/model.md:
 * pencil forward: rank (i, j) holds ``[box0(i), box1(j), all n2]``; the row exchange (p1 ranks
   sharing i) makes axis 1 whole and distributes axis 2 over p1; the column exchange (p0 ranks
   sharing j) makes axis 0 whole and distributes axis 1 over p0;
-* slab (p1 == 1) and 2-D: one exchange that makes axis 0 whole and distributes axis 1 over p0;
+* slab (p1 == 1) and 2-D: one exchange (named "column", as the library names it) that makes
+  axis 0 whole and distributes axis 1 over p0;
 * message bytes = product of overlapping extents x element_bytes (r2c: n2//2 + 1 complex).
 
 The tests at the bottom check the fixture's own bookkeeping (conservation of data).
@@ -30,8 +31,13 @@ def _pairs(sizes_src: np.ndarray, sizes_dst: np.ndarray, fixed: np.ndarray):
     return np.outer(sizes_src * fixed, sizes_dst)
 
 
-def describe(shape, grid=(1, 1), kind="c2c", element_bytes=16):
-    """Plan description dict (see docs/model.md) for a forward transform. TEST FIXTURE ONLY."""
+def describe(shape, grid=(1, 1), kind="c2c", element_bytes=16, dtype=None):
+    """Plan description dict (see docs/model.md) for a forward transform. TEST FIXTURE ONLY.
+
+    ``dtype`` complex64/float32 means single precision (8-byte complex elements).
+    """
+    if dtype is not None:
+        element_bytes = 8 if np.dtype(dtype) in (np.complex64, np.float32) else 16
     shape = tuple(int(n) for n in shape)
     p0, p1 = (int(p) for p in grid)
     P = p0 * p1
@@ -72,7 +78,7 @@ def describe(shape, grid=(1, 1), kind="c2c", element_bytes=16):
         g, d = g.ravel(), d.ravel()
         msgs = np.stack([g, d, b0[g] * c1[d] * rest * element_bytes], axis=1)
         msgs = msgs[(g != d) & (msgs[:, 2] > 0)]
-        exchanges = [{"name": "slab", "messages": np.array(msgs, dtype=np.int64).reshape(-1, 3)}]
+        exchanges = [{"name": "column", "messages": np.array(msgs, dtype=np.int64).reshape(-1, 3)}]
         if len(shape) == 3:
             stages = [
                 {"axis": 2, "length": shape[2], "count_per_rank": b0 * n1, "kind": kind},

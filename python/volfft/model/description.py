@@ -89,10 +89,19 @@ def stage_output_length(stage: dict) -> int:
 def preceding_stage(desc: dict, index: int) -> int:
     """Index of the FFT stage that runs just before exchange ``index`` in forward order.
 
-    Forward runs the first ``S - E`` stages, then exchange ``e`` followed by stage
-    ``S - E + e``; so exchange ``e`` follows stage ``S - E - 1 + e``.
+    By name: a ``"row"`` exchange follows the first stage (axis 2 of a pencil), a
+    ``"column"`` or ``"slab"`` exchange follows the second-to-last stage (the last stage
+    transforms the axis the exchange made whole). The library omits exchanges inside groups of
+    one rank, so positions are not enough. Other names: the first ``S - E`` stages run, then
+    exchange ``e`` follows stage ``S - E - 1 + e``.
     """
-    lead = len(desc["stages"]) - len(desc["exchanges"])
+    nstages = len(desc["stages"])
+    name = desc["exchanges"][index]["name"]
+    if name == "row":
+        return 0
+    if name in ("column", "slab"):
+        return nstages - 2
+    lead = nstages - len(desc["exchanges"])
     if lead < 1:
         raise ValueError("description: an exchange must follow at least one FFT stage")
     return lead - 1 + index
@@ -132,6 +141,9 @@ def load_describe(spec: str = "volfft:describe") -> DescribeFn:
 
 
 def describe_plan(describe: DescribeFn, shape: tuple[int, ...], grid: tuple[int, int],
-                  kind: str = "c2c") -> dict:
-    """Call a description provider and check what it returns."""
-    return check_description(describe(tuple(shape), grid=tuple(grid), kind=kind))
+                  kind: str = "c2c", **extra: Any) -> dict:
+    """Call a description provider and check what it returns.
+
+    ``extra`` keywords (e.g. ``dtype=np.complex64`` for single precision) are passed on.
+    """
+    return check_description(describe(tuple(shape), grid=tuple(grid), kind=kind, **extra))

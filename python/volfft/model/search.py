@@ -2,9 +2,9 @@
 
 Every candidate of :func:`volfft.model.placements.candidates` (default, rows on every block
 shape that tiles the machine, and tilts of those) is priced with the fast bisection model;
-identical layouts are priced once. The best ``simulate_top`` (plus the default) are then
-simulated link by link (adaptive routing and the all-paths hot-spot limit), and the final
-order is by the simulated exchange time. Rubik leaves this search to its user; volfft does it.
+identical layouts are priced once. The best ``simulate_top`` (at most two per block shape, plus
+the default) are then simulated link by link (adaptive routing and the all-paths hot-spot limit), and the final
+order is by exchange time: simulated where simulated, else the bisection bound. Rubik leaves this search to its user; volfft does it.
 """
 from __future__ import annotations
 
@@ -90,7 +90,16 @@ def rank_placements(machine: Machine, desc: dict, tilts: bool = True, simulate_t
         if progress:
             progress(f"priced {cand.label}")
     ranked.sort(key=lambda r: (sum(r.bisection), r.label != "default"))
-    chosen = ranked[:simulate_top] + [r for r in ranked[simulate_top:] if r.label == "default"]
+    # Simulate the best few, at most two per block shape (tilts of one shape are near-twins),
+    # and always the default as the reference.
+    chosen: list[Ranked] = []
+    per_shape: dict = {}
+    for r in ranked:
+        shape = r.candidate.row_block
+        if len(chosen) < simulate_top and per_shape.get(shape, 0) < 2:
+            chosen.append(r)
+            per_shape[shape] = per_shape.get(shape, 0) + 1
+    chosen += [r for r in ranked if r.label == "default" and r not in chosen]
     for r in chosen:
         placed = resolve_placement(r.placement, machine, P)
         estimates, allp = [], []
@@ -104,10 +113,10 @@ def rank_placements(machine: Machine, desc: dict, tilts: bool = True, simulate_t
                                         exchange_estimates=estimates).total
         if progress:
             progress(f"simulated {r.label}")
-    simulated = sorted((r for r in ranked if r.simulated is not None),
-                       key=lambda r: (r.exchange_time, r.label != "default"))
-    rest = [r for r in ranked if r.simulated is None]
-    return simulated + rest
+    # Final order: simulated time where simulated, bisection time otherwise (a lower bound, so
+    # an unsimulated layout is never ranked below one it could beat); ties: simulated first.
+    return sorted(ranked, key=lambda r: (round(r.exchange_time, 12), r.simulated is None,
+                                         r.label != "default"))
 
 
 def format_ranking(ranked: list[Ranked], machine: Machine, desc: dict, top: int = 12) -> str:
@@ -137,7 +146,7 @@ def format_ranking(ranked: list[Ranked], machine: Machine, desc: dict, top: int 
                      + f"{r.exchange_time * 1e3:>10.2f}{allp}{total}{gain}{gain_t}")
     lines.append(f"{len(ranked)} distinct layouts priced by the bisection model (by=bis); the best "
                  f"{sum(r.simulated is not None for r in ranked)} simulated link by link (by=sim, "
-                 "adaptive routing, ranked first); all-paths = uniform over all minimal paths, "
+                 "adaptive routing); all-paths = uniform over all minimal paths, "
                  "the hot-spot limit; m = max_k m_k (seed 000 eq. 16); "
                  "gain = default time / this time - 1.")
     return "\n".join(lines)

@@ -1,9 +1,9 @@
 """Whole-transform prediction: FFT stages, pack/unpack and exchanges, in the plan's phase order.
 
-Phase order of ``forward()`` for a description with ``S`` stages and ``E`` exchanges: the first
-``S - E`` stages run back to back, then each exchange ``e`` (pack, exchange, unpack) is followed
-by stage ``S - E + e``. Pencil 3-D: ``fft2, row, fft1, column, fft0``; slab 3-D:
-``fft2, fft1, slab, fft0``; 2-D: ``fft1, slab, fft0``. Phases do not overlap (blocking
+Phase order of ``forward()``: FFT stages in the description's order, each exchange (pack,
+exchange, unpack) right after the stage that precedes it
+(:func:`volfft.model.description.preceding_stage`). Pencil 3-D: ``fft2, row, fft1, column,
+fft0``; slab 3-D: ``fft2, fft1, column, fft0``; 2-D: ``fft1, column, fft0``. Phases do not overlap (blocking
 engines); each phase costs its slowest rank, as the seeds' tables and volfft's timers report.
 
 Compute: a length-N complex 1-D FFT costs ``N log2 N / fft_rate`` seconds (seed 001's
@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .description import check_description, local_bytes_before_exchange, nranks
+from .description import (check_description, local_bytes_before_exchange, nranks,
+                          preceding_stage)
 from .exchange import ExchangeEstimate, estimate_exchange
 from .machine import Machine
 from .placement import ResolvedPlacement, resolve_placement
@@ -102,29 +103,23 @@ def predict_transform(desc: dict, machine: Machine, placement: Any = None,
     share = machine.core_share(tasks_on_node)
     stages = desc["stages"]
     exchanges = desc["exchanges"]
-    lead = len(stages) - len(exchanges)
-    if lead < 0:
-        raise ValueError("description: more exchanges than FFT stages")
+    after = [preceding_stage(desc, e) for e in range(len(exchanges))]
     phases: list[Phase] = []
     estimates: list[ExchangeEstimate] = []
-
-    def add_stage(k: int) -> None:
-        phases.append(Phase(f"fft axis {stages[k]['axis']}", "fft",
-                            fft_stage_seconds(machine, stages[k], share)))
-
-    for k in range(lead):
-        add_stage(k)
-    for e, ex in enumerate(exchanges):
-        local = local_bytes_before_exchange(desc, e)
-        copy = float(np.max(local)) / (machine.memory_bandwidth * share) if local.size else 0.0
-        if exchange_estimates is not None:
-            est = exchange_estimates[e]
-        else:
-            traffic = exchange_traffic(ex["messages"], resolved)
-            est = estimate_exchange(machine, traffic, P, estimator, routing, name=ex["name"])
-        estimates.append(est)
-        phases.append(Phase(f"pack {ex['name']}", "pack", copy))
-        phases.append(Phase(f"exchange {ex['name']}", "exchange", est.time))
-        phases.append(Phase(f"unpack {ex['name']}", "unpack", copy))
-        add_stage(lead + e)
+    for k, stage in enumerate(stages):
+        phases.append(Phase(f"fft axis {stage['axis']}", "fft",
+                            fft_stage_seconds(machine, stage, share)))
+        for e in (e for e in range(len(exchanges)) if after[e] == k):
+            ex = exchanges[e]
+            local = local_bytes_before_exchange(desc, e)
+            copy = float(np.max(local)) / (machine.memory_bandwidth * share) if local.size else 0.0
+            if exchange_estimates is not None:
+                est = exchange_estimates[e]
+            else:
+                traffic = exchange_traffic(ex["messages"], resolved)
+                est = estimate_exchange(machine, traffic, P, estimator, routing, name=ex["name"])
+            estimates.append(est)
+            phases.append(Phase(f"pack {ex['name']}", "pack", copy))
+            phases.append(Phase(f"exchange {ex['name']}", "exchange", est.time))
+            phases.append(Phase(f"unpack {ex['name']}", "unpack", copy))
     return TransformPrediction(phases=phases, exchanges=estimates, estimator=estimator)
