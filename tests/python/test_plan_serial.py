@@ -82,6 +82,9 @@ def test_allocated_arrays_are_zeroed_and_right(plan):
     assert a.shape == plan.input_shape and a.dtype == np.complex128 and not a.any()
     assert b.shape == plan.output_shape and b.dtype == np.complex128 and not b.any()
     assert a.flags.c_contiguous and b.flags.c_contiguous
+    # 64-byte aligned, so that FFTW can run its SIMD plans (docs/conventions.md)
+    assert a.ctypes.data % 64 == 0 and b.ctypes.data % 64 == 0
+    assert plan.forward(a).ctypes.data % 64 == 0
 
 
 def test_forward_writes_into_out_without_copies(plan):
