@@ -197,7 +197,8 @@ def _route_all_paths(acc: np.ndarray, machine: Machine, src: np.ndarray, steps: 
     for k in range(ndim):
         for d in range(2):
             # FFT round-off leaves tiny negative values where no path goes: clip them.
-            loads[..., k, d] += np.clip(np.fft.irfftn(acc_hat[k, d], padded)[crop], 0.0, None)
+            loads[..., k, d] += np.clip(np.fft.irfftn(acc_hat[k, d], padded,
+                                                      axes=tuple(range(ndim)))[crop], 0.0, None)
 
 
 def simulate(machine: Machine, traffic: Traffic, routing: str = "adaptive",

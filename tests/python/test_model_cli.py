@@ -1,0 +1,116 @@
+"""Smoke tests of ``volfft model`` (no MPI: calibrate is tested up to its mpirun command line).
+
+Descriptions come from the test fixture (``--describe test_model_describe_fixture:describe``) so
+these run without the compiled core.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from volfft.model import Machine, load_machine
+from volfft.model.calibrate import launch_command, machine_from_measurements
+from volfft.model.cli import main
+
+FIXTURE = "test_model_describe_fixture:describe"
+
+
+def test_validate_prints_table1_and_the_appendix(capsys, tmp_path):
+    assert main(["validate", "--describe", FIXTURE, "--sizes", "64", "--plots",
+                 str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "24 of 24 m_i values reproduced exactly" in out
+    assert "Table 2 (rows)" in out and "Table 3 (columns)" in out
+    entries = [l for l in out.splitlines() if "64^3" in l and l[:3] in ("CO ", "VN ")]
+    assert len(entries) == 20  # ten cases x rows and columns
+    assert "Fig. 1" in out
+    assert (tmp_path / "seed000_rows_64.png").stat().st_size > 0
+    assert (tmp_path / "links_64cube_rows_all-paths.png").stat().st_size > 0
+
+
+def test_rank_writes_the_best_placement(capsys, tmp_path):
+    # Seed 000's case: 8x8x8 torus, rows of 8. The default puts a row on a Z ring (m = 4) and
+    # its columns on XY planes (m = 4); 2x2x2 cubes give rows m = 2, columns m = 4: first.
+    out_map = tmp_path / "best.map"
+    assert main(["rank", "--describe", FIXTURE, "--torus", "8x8x8", "--grid", "64x8",
+                 "--shape", "256", "256", "256", "--simulate-top", "3", "--no-tilts", "--out",
+                 str(out_map)]) == 0
+    text = capsys.readouterr().out
+    ranked = [l.split() for l in text.splitlines() if l[:3].strip().isdigit()]
+    assert ranked[0][1:4] == ["rows", "on", "2x2x2"]
+    assert any(r[1] == "default" for r in ranked)
+    lines = out_map.read_text().splitlines()
+    assert len(lines) == 512 and all(len(line.split()) == 4 for line in lines)
+    # The map file is the 2x2x2 placement: ranks 0..7 (row 0) fill one 2x2x2 block.
+    block = np.array([[int(v) for v in line.split()[:3]] for line in lines[:8]])
+    assert (block.max(axis=0) - block.min(axis=0)).tolist() == [1, 1, 1]
+
+
+def write_machine(tmp_path) -> str:
+    machine = Machine(name="test node", dims=(1,), wrap=(False,), tasks_per_node=2,
+                      memory_bandwidth=4e9, fft_rate=5e8, intranode_bandwidth=8e9,
+                      message_latency=1e-6, cores_per_node=2)
+    return str(machine.save(tmp_path / "machine.json"))
+
+
+def test_predict_beside_measured(capsys, tmp_path):
+    bench = {"forward": {"median_ms": 2.0, "phases": [
+        {"name": "fft2", "ms": 0.5}, {"name": "pack_row", "ms": 0.2},
+        {"name": "exchange_row", "ms": 0.3}, {"name": "unpack_row", "ms": 0.2},
+        {"name": "fft10", "ms": 0.8}]}}
+    (tmp_path / "bench.json").write_text(json.dumps(bench))
+    out_json = tmp_path / "pred.json"
+    # 4 ranks on a machine calibrated with 2: predict puts them all on the one node.
+    assert main(["predict", "--describe", FIXTURE, "--machine", write_machine(tmp_path),
+                 "--shape", "32", "32", "32", "--grid", "2x2", "--measured",
+                 str(tmp_path / "bench.json"), "--plot", str(tmp_path / "bars.png"),
+                 "--json", str(out_json)]) == 0
+    text = capsys.readouterr().out
+    assert "exchange row" in text and "measured ms" in text
+    data = json.loads(out_json.read_text())
+    assert data["total_s"] == pytest.approx(sum(p["seconds"] for p in data["phases"]))
+    assert (tmp_path / "bars.png").stat().st_size > 0
+
+
+def test_predict_with_a_map_file(capsys, tmp_path):
+    coords = np.stack(np.unravel_index(np.arange(8), (2, 2, 2)), axis=1)
+    np.savetxt(tmp_path / "p.map", coords, fmt="%d")
+    assert main(["predict", "--describe", FIXTURE, "--machine", "bluegene-l", "--torus",
+                 "2x2x2", "--shape", "16", "16", "16", "--grid", "2x4", "--placement",
+                 str(tmp_path / "p.map"), "--estimator", "bisection"]) == 0
+    assert "total" in capsys.readouterr().out
+
+
+def test_errors_are_messages_not_tracebacks(capsys):
+    assert main(["predict", "--describe", "no_such_module:describe", "--machine",
+                 "bluegene-l", "--shape", "8", "8", "8", "--grid", "2x2"]) == 2
+    assert "no_such_module" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["rank", "--grid", "8", "--shape", "8"])
+
+
+def test_calibrate_command_line_for_open_mpi_and_mpich():
+    cmd, env = launch_command(64, ["out.json"], flavour="openmpi")
+    assert cmd[:3] == ["mpirun", "-n", "64"] and "--oversubscribe" in cmd
+    assert cmd[-2].endswith("calibration_script.py") and cmd[-1] == "out.json"
+    if os.geteuid() == 0:
+        assert env["OMPI_ALLOW_RUN_AS_ROOT"] == "1"
+    cmd, _ = launch_command(2, ["out.json"], mpirun="mpiexec", flavour="mpich")
+    assert cmd[:3] == ["mpiexec", "-n", "2"] and "--oversubscribe" not in cmd
+    with pytest.raises(ValueError, match="nprocs"):
+        launch_command(0, [])
+
+
+def test_machine_from_calibration_measurements(tmp_path):
+    data = {"ranks": 2, "host": "h", "latency_s": 5e-7, "pingpong_bandwidth": 1e10,
+            "alltoall_bandwidth": 2e10, "memory_bandwidth": 6e9,
+            "fft_rate_by_length": {"64": 4e8, "1024": 8e8}}
+    machine = machine_from_measurements(data)
+    assert machine.nodes == 1 and machine.tasks_per_node == 2
+    assert machine.intranode_bandwidth == 2e10 and machine.message_latency == 5e-7
+    assert machine.fft_rate_for(1024) == 8e8
+    path = machine.save(tmp_path / "m.json")
+    assert load_machine(path) == machine
