@@ -476,9 +476,9 @@ def mpi_env(mpi: str, state: dict, k: int, shm: bool) -> dict[str, str]:
         lib = str(MPICH_PREFIX / "lib" / "x86_64-linux-gnu")
         env["LD_LIBRARY_PATH"] = lib + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
         env["PATH"] = str(MPICH_PREFIX / "bin") + ":" + env.get("PATH", "")
-        # MPICH here is ch4:ucx; keep UCX on the cluster's interface and off shared memory
-        # between namespaces unless asked (ranks of one host may share memory, as on a node).
-        env["UCX_TLS"] = "tcp,self,sm" if shm and k > 1 else "tcp,self"
+        # MPICH here is ch4:ucx. UCX takes every namespace for the same machine, so its
+        # shared-memory transports would carry traffic between hosts: TCP only.
+        env["UCX_TLS"] = "tcp,self"
         env["UCX_NET_DEVICES"] = state["mpi_iface"]
         # UCX 1.13's default TCP rendezvous leaves ranks spinning in MPI_Finalize after large
         # messages among 3 or more ranks (also without namespaces); the active-message scheme
@@ -512,8 +512,8 @@ def write_launch_files(state: dict, order: list[int], k: int, mpi: str) -> tuple
 
 
 def mpirun_command(state: dict, program: list[str], k: int = 1, mpi: str = "openmpi",
-                   order: list[int] | None = None, shm: bool = False, extra: list[str] | None = None
-                   ) -> tuple[list[str], dict[str, str]]:
+                   order: list[int] | None = None, shm: bool = False, extra: list[str] | None = None,
+                   real_finalize: bool = False) -> tuple[list[str], dict[str, str]]:
     """Command line (entering the first host's namespace) and environment of an MPI job.
 
     Parameters
@@ -531,6 +531,9 @@ def mpirun_command(state: dict, program: list[str], k: int = 1, mpi: str = "open
         Let ranks of the same host use shared memory (default: TCP between every pair).
     extra : list of str, optional
         More launcher options, placed before the program.
+    real_finalize : bool
+        MPICH only: do not preload ``mpich_finalize_shim`` (see that file for the hang it
+        avoids).
     """
     if not program:
         raise ValueError("program: expected an executable after --")
@@ -540,6 +543,9 @@ def mpirun_command(state: dict, program: list[str], k: int = 1, mpi: str = "open
     order = list(range(n)) if order is None else list(order)
     if not order or any(not 0 <= h < n for h in order) or len(set(order)) != len(order):
         raise ValueError(f"--hosts: expected distinct host indices in 0..{n - 1}, got {order}")
+    if shm and mpi == "mpich":
+        raise ValueError("--shm: not available with MPICH here (UCX shared memory would connect "
+                         "ranks of different hosts, bypassing the links); use Open MPI")
     hostfile, agent = write_launch_files(state, order, k, mpi)
     total = k * len(order)
     if mpi == "openmpi":
@@ -561,6 +567,10 @@ def mpirun_command(state: dict, program: list[str], k: int = 1, mpi: str = "open
             raise ClusterError(f"MPICH not found at {MPICH_PREFIX} (no {hydra}); run: vcluster.py mpich-setup")
         launcher = [str(hydra), "-f", str(hostfile), "-n", str(total), "-launcher", "ssh",
                     "-launcher-exec", str(agent)]
+        if not real_finalize:
+            # Preloaded into the ranks only (-genv), not into the launcher or this script.
+            shim = build(Path(__file__).resolve().parent / "mpich_finalize_shim.c", "mpich", shared=True)
+            launcher += ["-genv", "LD_PRELOAD", str(shim)]
     else:
         raise ValueError(f"--mpi: expected openmpi or mpich, got {mpi!r}")
     head = state["hosts"][order[0]]
@@ -605,28 +615,30 @@ def _stop_group(proc: subprocess.Popen) -> None:
             continue
 
 
-def build(source: Path, mpi: str = "openmpi", out_dir: Path | None = None) -> Path:
+def build(source: Path, mpi: str = "openmpi", out_dir: Path | None = None, shared: bool = False) -> Path:
     """Compile an MPI C program for ``mpi`` into the (git-ignored) build directory.
 
-    Rebuilds only when the source is newer than the executable.
+    Rebuilds only when the source is newer than the output. With ``shared`` the output is a
+    preloadable library ``libNAME.so`` instead of an executable.
     """
     source = Path(source).resolve()
     if not source.exists():
         raise ValueError(f"source: no such file {source}")
     out_dir = Path(out_dir or BUILD_DIR / mpi)
     out_dir.mkdir(parents=True, exist_ok=True)
-    exe = out_dir / source.stem
+    exe = out_dir / (f"lib{source.stem}.so" if shared else source.stem)
     if exe.exists() and exe.stat().st_mtime >= source.stat().st_mtime:
         return exe
+    kind = ["-shared", "-fPIC"] if shared else []
     if mpi == "openmpi":
-        cmd = ["mpicc", "-O2", "-std=gnu99", "-Wall", "-o", str(exe), str(source), "-lm"]
+        cmd = ["mpicc", *kind, "-O2", "-std=gnu99", "-Wall", "-o", str(exe), str(source), "-lm"]
     elif mpi == "mpich":
         inc = MPICH_PREFIX / "include" / "x86_64-linux-gnu" / "mpich"
         lib = MPICH_PREFIX / "lib" / "x86_64-linux-gnu"
         if not (inc / "mpi.h").exists():
             raise ClusterError(f"MPICH headers not found in {inc}; run: vcluster.py mpich-setup")
         # The packaged mpicc.mpich hard-codes /usr; compile directly against the side prefix.
-        cmd = ["cc", "-O2", "-std=gnu99", "-Wall", f"-I{inc}", "-o", str(exe), str(source),
+        cmd = ["cc", *kind, "-O2", "-std=gnu99", "-Wall", f"-I{inc}", "-o", str(exe), str(source),
                f"-L{lib}", f"-Wl,-rpath,{lib}", "-lmpich", "-lm"]
     else:
         raise ValueError(f"--mpi: expected openmpi or mpich, got {mpi!r}")
@@ -804,6 +816,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--timeout", type=float, default=600.0, help="seconds (default 600)")
     m.add_argument("--launcher-arg", action="append", default=[], help="extra launcher option (repeatable)")
     m.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
+    m.add_argument("--mpich-real-finalize", action="store_true",
+                   help="MPICH: call the real MPI_Finalize (hangs in about half the jobs here)")
     e = sub.add_parser("exec", help="run a command in one host: exec NAME HOST -- CMD")
     e.add_argument("name")
     e.add_argument("host", type=int)
@@ -873,7 +887,7 @@ def _dispatch(args: argparse.Namespace, program: list[str]) -> int:
         require_root()
         state = load_state(args.name)
         cmd, env = mpirun_command(state, program, args.k, args.mpi, _parse_host_list(args.hosts),
-                                  args.shm, args.launcher_arg)
+                                  args.shm, args.launcher_arg, args.mpich_real_finalize)
         if args.dry_run:
             print(shlex.join(cmd))
             return 0
