@@ -106,11 +106,17 @@ def test_calibrate_command_line_for_open_mpi_and_mpich():
 
 def test_machine_from_calibration_measurements(tmp_path):
     data = {"ranks": 2, "host": "h", "latency_s": 5e-7, "pingpong_bandwidth": 1e10,
-            "alltoall_bandwidth": 2e10, "memory_bandwidth": 6e9,
+            "alltoall_bandwidth": 2e10, "memcpy_bandwidth": 6e9, "transpose_bandwidth": 3e9,
+            "cores": 2,
             "fft_rate_by_length": {"64": 4e8, "1024": 8e8}}
     machine = machine_from_measurements(data)
     assert machine.nodes == 1 and machine.tasks_per_node == 2
     assert machine.intranode_bandwidth == 2e10 and machine.message_latency == 5e-7
     assert machine.fft_rate_for(1024) == 8e8
+    assert machine.memory_bandwidth == 3e9  # pack/unpack priced at the transposing copy
     path = machine.save(tmp_path / "m.json")
     assert load_machine(path) == machine
+    # Measured by 4 ranks on 2 cores: per-rank rates hold half a core; the machine stores
+    # per-core rates (the model divides by the oversubscription itself).
+    shared = machine_from_measurements({**data, "ranks": 4})
+    assert shared.memory_bandwidth == 6e9 and shared.fft_rate_for(64) == 8e8

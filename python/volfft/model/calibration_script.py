@@ -4,8 +4,10 @@ volfft.model itself).
 Every rank measures at the same time, so the numbers include the contention of a full node:
 ping-pong between ranks 0 and 1 (latency of 8-byte messages, bandwidth of large ones), an
 MPI_Alltoall of large blocks (aggregate bandwidth of all ranks exchanging), numpy's 1-D FFT
-rate for several lengths, and memory copy bandwidth. Rank 0 writes one JSON file: for rates,
-the slowest rank's value (a phase costs its slowest rank).
+rate for several lengths, memory copy bandwidth, and the bandwidth of a transposing copy (what
+pack and unpack do). Times are medians over repetitions, as volfft-bench reports medians.
+Rank 0 writes one JSON file: for rates, the slowest rank's value (a phase costs its slowest
+rank).
 
 Usage: mpirun -n P python calibration_script.py OUT.json [--quick]
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import socket
 import sys
 import time
@@ -20,14 +23,15 @@ import time
 import numpy as np
 
 
-def best_of(repeats: int, func) -> float:
-    """Shortest wall time of ``func()`` over ``repeats`` runs (the least disturbed run)."""
-    best = math.inf
+def median_of(repeats: int, func) -> float:
+    """Median wall time of ``func()`` over ``repeats`` runs, after one warm-up run."""
+    func()
+    times = []
     for _ in range(repeats):
         start = time.perf_counter()
         func()
-        best = min(best, time.perf_counter() - start)
-    return best
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
 
 
 def ping_pong(comm, nbytes: int, repeats: int) -> float | None:
@@ -40,7 +44,7 @@ def ping_pong(comm, nbytes: int, repeats: int) -> float | None:
     if comm.Get_size() < 2 or rank > 1:
         comm.Barrier()
         return None
-    best = math.inf
+    times = []
     for _ in range(repeats):
         start = MPI.Wtime()
         if rank == 0:
@@ -49,9 +53,9 @@ def ping_pong(comm, nbytes: int, repeats: int) -> float | None:
         else:
             comm.Recv([buf, MPI.BYTE], source=0, tag=7)
             comm.Send([buf, MPI.BYTE], dest=0, tag=7)
-        best = min(best, (MPI.Wtime() - start) / 2)
+        times.append((MPI.Wtime() - start) / 2)
     comm.Barrier()
-    return best
+    return float(np.median(times))
 
 
 def alltoall_bandwidth(comm, block_bytes: int, repeats: int) -> float:
@@ -61,20 +65,30 @@ def alltoall_bandwidth(comm, block_bytes: int, repeats: int) -> float:
     size = comm.Get_size()
     send = np.ones(block_bytes * size, dtype=np.uint8)
     recv = np.empty_like(send)
+    comm.Alltoall([send, MPI.BYTE], [recv, MPI.BYTE])  # warm-up: connections, page faults
     times = []
     for _ in range(repeats):
         comm.Barrier()
         start = MPI.Wtime()
         comm.Alltoall([send, MPI.BYTE], [recv, MPI.BYTE])
         times.append(comm.allreduce(MPI.Wtime() - start, op=MPI.MAX))
-    return size * (size - 1) * block_bytes / min(times)
+    return size * (size - 1) * block_bytes / float(np.median(times))
 
 
 def copy_bandwidth(nbytes: int, repeats: int) -> float:
     """Bytes/s of one core copying a large array (bytes copied, not bytes moved)."""
     src = np.ones(nbytes // 8, dtype=np.float64)
     dst = np.empty_like(src)
-    return nbytes / best_of(repeats, lambda: np.copyto(dst, src))
+    return nbytes / median_of(repeats, lambda: np.copyto(dst, src))
+
+
+def transpose_bandwidth(nbytes: int, repeats: int, row: int = 64) -> float:
+    """Bytes/s of a copy that swaps the two outer axes of a 3-D complex array with contiguous
+    rows of ``row`` elements: the access pattern of pack/unpack."""
+    side = max(1, int(math.sqrt(nbytes / 16 / row)))
+    src = np.ones((side, side, row), dtype=np.complex128)
+    dst = np.empty((side, side, row), dtype=np.complex128)
+    return src.nbytes / median_of(repeats, lambda: np.copyto(dst, src.transpose(1, 0, 2)))
 
 
 def fft_rate(length: int, points: int, repeats: int) -> float:
@@ -82,7 +96,7 @@ def fft_rate(length: int, points: int, repeats: int) -> float:
     batch = max(1, points // length)
     data = (np.random.default_rng(0).standard_normal((batch, length))
             + 1j * np.random.default_rng(1).standard_normal((batch, length)))
-    seconds = best_of(repeats, lambda: np.fft.fft(data, axis=1))
+    seconds = median_of(repeats, lambda: np.fft.fft(data, axis=1))
     return batch * length * math.log2(length) / seconds
 
 
@@ -97,7 +111,8 @@ def main(argv: list[str]) -> int:
     rank, size = comm.Get_rank(), comm.Get_size()
     reps = 3 if quick else 7
     big = (2 << 20) if quick else (16 << 20)
-    result: dict = {"ranks": size, "host": socket.gethostname(), "quick": quick}
+    result: dict = {"ranks": size, "host": socket.gethostname(), "quick": quick,
+                    "cores": os.cpu_count()}
     result["latency_s"] = ping_pong(comm, 8, 50 if quick else 500)
     pp_time = ping_pong(comm, big, reps)
     result["pingpong_bandwidth"] = None if pp_time is None else big / pp_time
@@ -106,14 +121,18 @@ def main(argv: list[str]) -> int:
     result["alltoall_block_bytes"] = block
     comm.Barrier()
     copy = copy_bandwidth(4 * big, reps)
+    comm.Barrier()
+    transpose = transpose_bandwidth(4 * big, reps)
     lengths = [16, 64, 256, 1024, 4096]
     points = (1 << 18) if quick else (1 << 20)
     comm.Barrier()
     rates = {n: fft_rate(n, points, reps) for n in lengths}
     copies = comm.gather(copy, root=0)
+    transposes = comm.gather(transpose, root=0)
     all_rates = comm.gather(rates, root=0)
     if rank == 0:
-        result["memory_bandwidth"] = min(copies)
+        result["memcpy_bandwidth"] = min(copies)
+        result["transpose_bandwidth"] = min(transposes)
         result["fft_rate_by_length"] = {str(n): min(r[n] for r in all_rates) for n in lengths}
         with open(out, "w") as handle:
             json.dump(result, handle, indent=2, sort_keys=True)

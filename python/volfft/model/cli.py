@@ -238,15 +238,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import run_calibration
 
     machine = run_calibration(args.out, nprocs=args.np, mpirun=args.mpirun,
-                              timeout=args.timeout, quick=args.quick)
+                              timeout=args.timeout, quick=args.quick, bench=args.bench,
+                              use_bench=not args.numpy_fft)
     print(f"wrote {args.out}: {machine.name}")
     print(f"  message latency      {machine.message_latency * 1e6:10.2f} us")
     print(f"  ping-pong bandwidth  {machine.link_bandwidth / 1e9:10.3f} GB/s")
     if machine.intranode_bandwidth:
         print(f"  alltoall (aggregate) {machine.intranode_bandwidth / 1e9:10.3f} GB/s")
-    print(f"  copy bandwidth/core  {machine.memory_bandwidth / 1e9:10.3f} GB/s")
+    print(f"  pack (transposing copy) bandwidth/core {machine.memory_bandwidth / 1e9:8.3f} GB/s")
     for n, rate in sorted(machine.fft_rate_by_length.items()):
         print(f"  FFT n={n:<6}         {rate / 1e6:10.1f} M (N log2 N)/s")
+    print(f"  ({machine.notes})")
     return 0
 
 
@@ -296,6 +298,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--quick", action="store_true", help="smaller, fewer measurements")
+    p.add_argument("--bench", metavar="PATH", help="volfft-bench binary for FFT rates "
+                   "(default: on PATH or ./build*/benchmarks/)")
+    p.add_argument("--numpy-fft", action="store_true",
+                   help="measure FFT rates with numpy even when volfft-bench is available")
     p.set_defaults(func=cmd_calibrate)
     return parser
 
