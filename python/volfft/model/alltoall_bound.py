@@ -8,9 +8,10 @@ placement: each communicator (connected group of an exchange's messages) gets
 * ``V_received``: the most bytes any of its nodes receives from other nodes (all groups
   sharing that node together: they share its links),
 * ``N_hops``: the byte-weighted mean minimal hop count of its messages,
-* ``N_links``: per network dimension the group spans, 2 links when it spans a whole ring
-  (torus), 1 otherwise (an open line or part of a ring: seed 001 notes mesh bandwidth is half
-  the torus's),
+* ``N_links``: per network dimension the group spans, 2 links when its coordinates go round
+  a ring (torus) leaving no half of it empty (a whole ring, or members spread evenly round
+  it), 1 otherwise (an open line or a compact part of a ring: seed 001 notes that mesh
+  bandwidth is half the torus's),
 
 and the exchange takes the slowest group's time. On full rings, planes and volumes of a torus
 this is exact (it equals the simulator's maximum link load); elsewhere it is an estimate.
@@ -110,9 +111,22 @@ def alltoall_bound(machine: Machine, traffic: Traffic, nranks: int,
     coords = np.concatenate([moving.src_coords, moving.dst_coords])
     owner = np.concatenate([group, group])
     for k, n in enumerate(machine.dims):
-        key = np.unique(owner * n + coords[:, k])
-        span = np.bincount(key // n, minlength=ngroups)
-        links += np.where(span > 1, np.where((span == n) & machine.wrap[k], 2, 1), 0)
+        key = np.unique(owner * n + coords[:, k])  # sorted by group, then coordinate
+        grp, coord = key // n, key % n
+        span = np.bincount(grp, minlength=ngroups)
+        # Largest empty stretch of the ring between a group's coordinates (cyclically): when
+        # no half of the ring is empty, minimal routes use both ways round it (2 links).
+        gap = np.zeros(ngroups, dtype=np.int64)
+        same = grp[1:] == grp[:-1]
+        np.maximum.at(gap, grp[1:][same], (coord[1:] - coord[:-1])[same])
+        first = np.searchsorted(grp, np.arange(ngroups))
+        last = np.searchsorted(grp, np.arange(ngroups), side="right") - 1
+        has = span > 0
+        wrap_gap = np.where(has, coord[np.minimum(first, key.size - 1)] + n
+                            - coord[np.maximum(last, 0)], 0)
+        gap = np.maximum(gap, wrap_gap)
+        ring = machine.wrap[k] and n > 1
+        links += np.where(span > 1, np.where(ring & (gap <= n // 2), 2, 1), 0)
     bandwidth = machine.effective_link_bandwidth * utilization
     times = v_group * hops_group / (np.maximum(links, 1) * bandwidth)
     worst = int(np.argmax(times))
