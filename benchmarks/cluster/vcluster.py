@@ -885,6 +885,10 @@ def _dispatch(args: argparse.Namespace, program: list[str]) -> int:
         return 0
     if args.cmd == "mpirun":
         require_root()
+        # SIGTERM/SIGHUP stop the job like Ctrl-C: run_job then ends the MPI processes in the
+        # namespaces instead of leaving them behind.
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, _raise_interrupt)
         state = load_state(args.name)
         cmd, env = mpirun_command(state, program, args.k, args.mpi, _parse_host_list(args.hosts),
                                   args.shm, args.launcher_arg, args.mpich_real_finalize)
