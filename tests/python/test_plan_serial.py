@@ -100,6 +100,15 @@ def test_forward_writes_into_out_without_copies(plan):
     assert np.allclose(back, a)
 
 
+def test_read_only_inputs_are_accepted(plan):
+    a = plan.input_array()
+    a[0, 0, 0] = 2.0
+    a.flags.writeable = False
+    spectrum = plan.forward(a)
+    spectrum.flags.writeable = False
+    assert np.allclose(plan.backward(spectrum), a)
+
+
 def test_wavenumbers_one_rank(r2c_plan):
     k = r2c_plan.wavenumbers()
     assert len(k) == 3 and all(w.dtype == np.int64 for w in k)
