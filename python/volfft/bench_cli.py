@@ -164,6 +164,7 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="volfft bench",
+        allow_abbrev=False,  # a driver option must never be taken for an abbreviation of ours
         description="Run volfft-bench under mpirun; other arguments go to volfft-bench "
                     "(e.g. c2c double 128 128 128 --grid 2x2 --engine alltoallv --iters 10 "
                     "--compare fftw-mpi).")
