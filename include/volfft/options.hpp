@@ -21,6 +21,8 @@ enum class Engine {
   alltoall,   ///< pack into equal padded blocks, MPI_Alltoall, unpack
   alltoallw,  ///< MPI derived datatypes on both sides, MPI_Alltoallw; volfft packs nothing
   p2p,        ///< pack, MPI_Irecv/MPI_Isend pairs (persistent requests), unpack
+  pipelined,  ///< FFTs of chunks of planes overlapped with their non-blocking exchanges
+  persistent, ///< MPI-4 persistent MPI_Alltoallv_init, set up once per plan (where available)
 };
 
 /// Memory order of the forward output (x-pencils).
@@ -38,6 +40,12 @@ struct Options {
   /// only have slabs: their grid is {P, 1}.
   std::array<int, 2> grid{0, 0};
   Engine engine = Engine::automatic;
+  /// Pipelined engine: planes per chunk (-1 = about eight chunks; 0 = no pipelining, i.e. the
+  /// blocking alltoallv engine), the bound on chunks in flight, and the transport of a chunk
+  /// (false: MPI_Ialltoallv; true: MPI_Isend/MPI_Irecv).
+  int planes = -1;
+  int max_in_flight = 4;
+  bool pipeline_p2p = false;
   Layout layout = Layout::transposed;
   Effort effort = Effort::measure;
   /// Multiply backward() results by 1/N (N = product of the global shape), as numpy's

@@ -18,6 +18,33 @@ namespace volfft {
 
 enum class Direction { forward, backward };
 
+class Plan;
+
+/// A transform begun with Plan::forward_start() or Plan::backward_start(). The first exchange is
+/// under way when start returns (for engines with a non-blocking form: alltoallv, persistent;
+/// the others complete in start); compute something else, call test() now and then to let MPI
+/// progress, and wait() to finish. Until wait() returns, the arrays belong to volfft and the plan
+/// takes no other call. Destroying a pending request waits for it.
+class Request {
+ public:
+  Request() = default;
+  ~Request();
+  Request(Request&& other) noexcept;
+  Request& operator=(Request&& other) noexcept;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  /// Lets MPI progress; true when wait() will not block on communication.
+  bool test();
+  /// Completes the transform (collective, like forward/backward).
+  void wait();
+  bool pending() const { return plan_ != nullptr; }
+
+ private:
+  friend class Plan;
+  explicit Request(Plan* plan) : plan_(plan) {}
+  Plan* plan_ = nullptr;
+};
+
 /// Time spent in one phase of the last forward() or backward() call.
 struct Phase {
   std::string name;  ///< e.g. "fft2", "pack_row", "exchange_row", "unpack_row", "fft1", ...
@@ -96,6 +123,10 @@ class Plan {
   void forward_raw(const void* in, void* out);
   void backward_raw(const void* in, void* out);
 
+  /// Split-phase forms of forward_raw/backward_raw (see Request).
+  Request forward_start(const void* in, void* out);
+  Request backward_start(const void* in, void* out);
+
   // --- measuring ---
   /// Phases of this rank's last call in `direction`, in pipeline order.
   std::vector<Phase> timings(Direction direction) const;
@@ -111,6 +142,7 @@ class Plan {
   class Impl;
 
  private:
+  friend class Request;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -23,7 +23,9 @@ Transfer transfer_of(const core::ExchangeGeometry& g, bool backward) {
     t.from_box = g.from_box, t.to_box = g.to_box;
     t.from_order = g.from_order, t.to_order = g.to_order;
     t.send = g.send, t.recv = g.recv;
+    t.member_from = g.member_from, t.member_to = g.member_to;
   } else {
+    t.member_from = g.member_to, t.member_to = g.member_from;
     t.from_box = g.to_box, t.to_box = g.from_box;
     t.from_order = g.to_order, t.to_order = g.from_order;
     t.send = g.recv, t.recv = g.send;
@@ -33,7 +35,7 @@ Transfer transfer_of(const core::ExchangeGeometry& g, bool backward) {
 
 // Defined in one file per engine.
 template <class T>
-std::unique_ptr<Exchange> make_alltoallv(const Transfer&, MPI_Comm, void*, void*);
+std::unique_ptr<Exchange> make_alltoallv(const Transfer&, MPI_Comm, void*, void*, bool persistent);
 template <class T>
 std::unique_ptr<Exchange> make_alltoall(const Transfer&, MPI_Comm, void*, void*);
 template <class T>
@@ -45,13 +47,16 @@ template <class T>
 std::unique_ptr<Exchange> make_typed(Engine engine, const Transfer& t, MPI_Comm group, void* src,
                                      void* send) {
   switch (engine) {
-    case Engine::alltoallv: return make_alltoallv<T>(t, group, src, send);
+    case Engine::alltoallv: return make_alltoallv<T>(t, group, src, send, false);
+    case Engine::persistent: return make_alltoallv<T>(t, group, src, send, true);
     case Engine::alltoall: return make_alltoall<T>(t, group, src, send);
     case Engine::alltoallw: return make_alltoallw<T>(t, group, src, send);
     case Engine::p2p: return make_p2p<T>(t, group, src, send);
+    case Engine::pipelined:  // built by the plan layer (plan/pipeline.cpp), not here
     case Engine::automatic: break;
   }
-  throw std::logic_error("volfft: engine 'auto' must be resolved before building exchanges");
+  throw std::logic_error(std::string("volfft: engine '") + to_string(engine) +
+                         "' has no blocking exchange object");
 }
 
 std::unique_ptr<Exchange> make_exchange(Engine engine, const Transfer& t, MPI_Comm group,

@@ -28,6 +28,12 @@ class Exchange {
   virtual void run(void* dst, double scale, ExchangeTimes& times) = 0;
   /// false: the engine moves data without touching it (datatypes), the caller scales.
   virtual bool scales() const { return true; }
+  /// Split phase: start() begins the exchange and may return before it completes; finish()
+  /// completes it. Engines without a non-blocking form do all the work in start().
+  /// test() lets MPI progress and says whether finish() would not block.
+  virtual void start(void* dst, double scale, ExchangeTimes& times) { run(dst, scale, times); }
+  virtual void finish(ExchangeTimes&) {}
+  virtual bool test() { return true; }
 };
 
 /// The geometry of one direction: backward swaps what is sent and received.
@@ -35,12 +41,16 @@ struct Transfer {
   Box from_box, to_box;
   core::Order from_order{0, 1, 2}, to_order{0, 1, 2};
   std::vector<Box> send, recv;  // per member
+  std::vector<Box> member_from, member_to;  // per member: its arrays before and after
   int member = 0;
   core::Index max_block = 0;
   int size() const { return static_cast<int>(send.size()); }
 };
 
 Transfer transfer_of(const core::ExchangeGeometry& geometry, bool backward);
+
+/// Whether this build's MPI offers persistent collectives (engine "persistent").
+bool have_persistent_collectives();
 
 /// `group`: the row or column communicator, whose rank m is member m of the geometry.
 std::unique_ptr<Exchange> make_exchange(Engine engine, const Transfer& transfer, MPI_Comm group,

@@ -37,20 +37,26 @@ class Packer {
   const Transfer& transfer() const { return t_; }
 
   /// Block for member m, from the stage array `src` to `packed` (contiguous).
-  void pack(const T* src, int m, T* packed) const {
-    const Box& b = t_.send[m];
-    copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, packed,
-             core::strides_of(b, t_.from_order), extents(b), real(1));
-  }
+  void pack(const T* src, int m, T* packed) const { pack_part(src, t_.send[m], packed); }
   /// Block from member m, from `packed` to the next stage array `dst`.
   void unpack(const T* packed, int m, T* dst, real scale) const {
-    const Box& b = t_.recv[m];
-    copy_box(packed, core::strides_of(b, t_.from_order), dst + core::offset_of(b, t_.to_box, to_strides_),
-             to_strides_, extents(b), scale);
+    unpack_part(packed, t_.recv[m], dst, scale);
   }
   /// This rank's own block, straight from one stage array to the next: one pass, no MPI.
   void copy_own(const T* src, T* dst, real scale) const {
-    const Box& b = t_.send[t_.member];
+    copy_own_part(src, t_.send[t_.member], dst, scale);
+  }
+
+  // The same for any sub-box `b` of a block (the pipelined engine moves blocks in chunks).
+  void pack_part(const T* src, const Box& b, T* packed) const {
+    copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, packed,
+             core::strides_of(b, t_.from_order), extents(b), real(1));
+  }
+  void unpack_part(const T* packed, const Box& b, T* dst, real scale) const {
+    copy_box(packed, core::strides_of(b, t_.from_order),
+             dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale);
+  }
+  void copy_own_part(const T* src, const Box& b, T* dst, real scale) const {
     copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_,
              dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale);
   }

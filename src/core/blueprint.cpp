@@ -171,6 +171,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   const auto user_grid = automatic ? choose_grid(comm_size, shape, kind) : options.grid;
   bp.grid = internal_grid(shape, user_grid);
   bp.engine = options.engine == Engine::automatic ? choose_engine(user_grid) : options.engine;
+  if (bp.engine == Engine::pipelined && options.planes == 0) bp.engine = Engine::alltoallv;
   bp.layout = options.layout;
   bp.scale_backward = options.scale_backward;
   bp.comm_size = comm_size;
@@ -223,6 +224,8 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
     auto from_of = [&](const PencilBoxes& pb) { return row ? pb.a : pb.b; };
     auto to_of = [&](const PencilBoxes& pb) { return row ? pb.b : pb.c; };
     for (int m = 0; m < size; ++m) {
+      ex.member_from.push_back(from_of(member_boxes[m]));
+      ex.member_to.push_back(to_of(member_boxes[m]));
       ex.send.push_back(ex.from_box.intersect(to_of(member_boxes[m])));
       ex.recv.push_back(from_of(member_boxes[m]).intersect(ex.to_box));
       for (int d = 0; padding && d < size; ++d)
@@ -252,6 +255,9 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   // Backward r2c additionally needs a complex array before the final c2r transform.
   bp.buffer_count = exchanges == 0 ? (kind == Kind::r2c ? 1 : 0) : static_cast<int>(exchanges) + 1;
   if (exchanges == 1 && kind == Kind::r2c) bp.buffer_count = 3;
+  // The pipelined engine cannot receive into the array it is still transforming: a fourth
+  // buffer is its receive area.
+  if (exchanges > 0 && bp.engine == Engine::pipelined) bp.buffer_count = 4;
   return bp;
 }
 

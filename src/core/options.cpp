@@ -22,9 +22,10 @@ const char* const kKindNames[] = {"c2c", "r2c"};
 const Kind kKinds[] = {Kind::c2c, Kind::r2c};
 const char* const kPrecisionNames[] = {"double", "float"};
 const Precision kPrecisions[] = {Precision::float64, Precision::float32};
-const char* const kEngineNames[] = {"auto", "alltoallv", "alltoall", "alltoallw", "p2p"};
+const char* const kEngineNames[] = {"auto", "alltoallv", "alltoall", "alltoallw", "p2p",
+                                   "pipelined", "persistent"};
 const Engine kEngines[] = {Engine::automatic, Engine::alltoallv, Engine::alltoall,
-                           Engine::alltoallw, Engine::p2p};
+                           Engine::alltoallw, Engine::p2p, Engine::pipelined, Engine::persistent};
 const char* const kLayoutNames[] = {"transposed", "natural"};
 const Layout kLayouts[] = {Layout::transposed, Layout::natural};
 const char* const kEffortNames[] = {"estimate", "measure", "patient"};

@@ -6,23 +6,26 @@
 //   backward: stage S-1 is read from the user's input into W[0]; stage s (0 < s < S-1) lives in
 //             W[(S-1-s) % 2]; stage 0 is the user's output (c2c) or a complex array (r2c) that
 //             the final c2r transform reads.
-// Every exchange reuses its source array as its receive area, so three arrays are live at most.
+// Blocking engines reuse an exchange's source array as its receive area, so three arrays are
+// live at most; the pipelined engine receives into W[3].
 #include "volfft/plan.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
-#include "backend/fft_batch.hpp"
 #include "comm/exchange.hpp"
 #include "comm/packing.hpp"
 #include "core/blueprint.hpp"
 #include "plan/agreement.hpp"
+#include "plan/pipeline.hpp"
 #include "plan/placement.hpp"
+#include "plan/stage_ops.hpp"
 
 namespace volfft {
 
 using core::Index;
+using plan::OpRun;
 
 namespace {
 
@@ -35,18 +38,33 @@ std::string axes_text(const std::vector<core::FftOp>& ops, bool reverse) {
   return s;
 }
 
-// Real strides of the r2c input array (C order).
-std::array<Index, 3> real_strides(const Box& real_box) {
-  return core::strides_of(real_box, core::Order{0, 1, 2});
+std::vector<int> all_axes(const std::vector<core::FftOp>& ops) {
+  std::vector<int> axes;
+  for (const auto& op : ops) axes.insert(axes.end(), op.axes.begin(), op.axes.end());
+  return axes;
 }
 
-struct OpRun {
-  std::unique_ptr<backend::FftBatch> batch;
-  bool from_input = false;  // reads the user's input array (out-of-place)
-  bool to_output = false;   // writes the user's output array (c2r)
-};
-
 }  // namespace
+
+/// One direction's program: the stages in execution order, each with its FFTs and the
+/// exchange (blocking or pipelined) that follows it, and where each phase's time goes.
+struct Program {
+  struct Position {
+    std::size_t stage = 0;
+    std::vector<OpRun> ops;                        // whole-array FFTs (blocking path)
+    bool ops_done_by_previous = false;             // transformed per chunk on arrival
+    std::unique_ptr<comm::Exchange> exchange;      // to the next position (blocking)
+    std::unique_ptr<plan::PipelinedStep> pipeline; // or pipelined
+    std::size_t fft_phase = 0, pack_phase = 0, exchange_phase = 0, unpack_phase = 0, hidden_phase = 0;
+  };
+  std::vector<Position> positions;
+  std::vector<Phase> phases;
+  std::size_t scale_phase = SIZE_MAX;
+  std::size_t add(const std::string& name) {
+    phases.push_back({name, 0});
+    return phases.size() - 1;
+  }
+};
 
 class Plan::Impl {
  public:
@@ -54,8 +72,11 @@ class Plan::Impl {
        const Options& options);
   ~Impl();
 
-  void forward(const void* in, void* out);
-  void backward(const void* in, void* out);
+  /// Runs a transform. With `split`, returns once the first exchange is under way (when the
+  /// engine has a non-blocking form) and leaves the rest to finish().
+  void begin(bool forward, const void* in, void* out, bool split);
+  void finish();
+  bool test();
   void check_types(bool forward, bool real_side) const;
 
   MPI_Comm comm = MPI_COMM_NULL, row = MPI_COMM_NULL, column = MPI_COMM_NULL;
@@ -63,29 +84,30 @@ class Plan::Impl {
   PlanDescription description;
   std::vector<Index> user_shape;
   std::vector<int> rank_order;  // rank of comm at each virtual position
-  Effort effort = Effort::measure;
-  Options options;  // as given (after a map file became a rank order)
-  std::vector<std::vector<OpRun>> fwd_ops, bwd_ops;  // per stage
-  std::vector<std::unique_ptr<comm::Exchange>> fwd_ex, bwd_ex;
-  std::vector<Phase> fwd_times, bwd_times;
+  Options options;              // as given (after a map file became a rank order)
+  Program fwd, bwd;
   std::unique_ptr<unsigned char[]> owned;
-  std::array<void*, 3> w{nullptr, nullptr, nullptr};
+  std::array<void*, 4> w{nullptr, nullptr, nullptr, nullptr};
   double scale = 1.0;
   bool scale_in_exchange = false;
+  // State of a split-phase call between begin() and finish().
+  struct Pending {
+    bool active = false, forward = true;
+    const void* in = nullptr;
+    void* out = nullptr;
+  } pending;
 
  private:
   void allocate(const Options& options);
-  void build_ffts();
-  void build_exchanges();
-  void* fwd_array(std::size_t s, void* out) const {
-    return s + 1 == bp.stages.size() ? out : w[s];
-  }
-  void* bwd_array(std::size_t s, void* out) const;
+  void build(bool forward);
+  void* array_at(bool forward, std::size_t stage, void* out) const;
+  void continue_from(Program& p, std::size_t position, bool forward, const void* in, void* out);
   void scale_output(void* out) const;
 };
 
-void* Plan::Impl::bwd_array(std::size_t s, void* out) const {
+void* Plan::Impl::array_at(bool forward, std::size_t s, void* out) const {
   const std::size_t S = bp.stages.size();
+  if (forward) return s + 1 == S ? out : w[s];
   if (s == 0) {
     if (bp.kind == Kind::c2c) return out;
     return S == 1 ? w[0] : (S == 2 ? w[2] : w[0]);
@@ -96,7 +118,7 @@ void* Plan::Impl::bwd_array(std::size_t s, void* out) const {
 
 Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
                  Precision precision, const Options& given)
-    : user_shape(shape), effort(given.effort) {
+    : user_shape(shape) {
   comm::check_mpi(MPI_Comm_dup(user_comm, &comm), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   int size = 0, rank = 0;
@@ -132,6 +154,9 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
       vrank = static_cast<int>(std::find(options.rank_order.begin(), options.rank_order.end(), rank) -
                                options.rank_order.begin());
     bp = core::make_blueprint(size, vrank, shape, kind, precision, options);
+    if (bp.engine == Engine::persistent && !comm::have_persistent_collectives())
+      throw Error("volfft: engine 'persistent' needs MPI-4 persistent collectives "
+                  "(MPI_Alltoallv_init), which this MPI library does not provide");
     needed = bp.workspace_bytes();
   } catch (const Error& e) {
     local_error = e.what();
@@ -145,36 +170,17 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   MPI_Comm_set_errhandler(row, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(column, MPI_ERRORS_RETURN);
 
-  allocate(options);
-  build_ffts();
-  build_exchanges();
   Index n = 1;
   for (Index e : bp.shape) n *= e;
   scale = bp.scale_backward ? 1.0 / static_cast<double>(n) : 1.0;
-  scale_in_exchange = scale != 1.0 && !bwd_ex.empty() && bwd_ex.front()->scales();
-
-  // Phase names, fixed now so that calls only write numbers.
-  const std::size_t S = bp.stages.size();
-  for (std::size_t s = 0; s < S; ++s) {
-    fwd_times.push_back({axes_text(bp.stages[s].ops, false), 0});
-    if (s + 1 < S)
-      for (const char* p : {"pack_", "exchange_", "unpack_"})
-        fwd_times.push_back({p + bp.exchanges[s].name, 0});
-  }
-  for (std::size_t s = S; s-- > 0;) {
-    bwd_times.push_back({axes_text(bp.stages[s].ops, true), 0});
-    if (s > 0)
-      for (const char* p : {"pack_", "exchange_", "unpack_"})
-        bwd_times.push_back({p + bp.exchanges[s - 1].name, 0});
-  }
-  if (scale != 1.0 && !scale_in_exchange) bwd_times.push_back({"scale", 0});
+  allocate(options);
+  build(true);
+  build(false);
 }
 
 Plan::Impl::~Impl() {
-  fwd_ex.clear();
-  bwd_ex.clear();
-  fwd_ops.clear();
-  bwd_ops.clear();
+  fwd.positions.clear();
+  bwd.positions.clear();
   for (MPI_Comm* c : {&row, &column, &comm})
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
 }
@@ -197,135 +203,158 @@ void Plan::Impl::allocate(const Options& options) {
   }
 }
 
-void Plan::Impl::build_ffts() {
-  const std::size_t S = bp.stages.size();
+void Plan::Impl::build(bool forward) {
+  Program& p = forward ? fwd : bwd;
+  const std::size_t S = bp.stages.size(), E = S - 1;
   // Planning arrays: FFTW_MEASURE overwrites what it plans on, and the user's arrays do not
   // exist yet. Two scratch arrays, 64-byte aligned like the plan's own buffers, freed after.
-  Index most = std::max({bp.buffer_elements, bp.input_count(), bp.output_count()});
+  const Index most = std::max({bp.buffer_elements, bp.input_count(), bp.output_count()});
   const std::size_t bytes = static_cast<std::size_t>(most * bp.complex_bytes) + 64;
   std::unique_ptr<unsigned char[]> scratch_in(new unsigned char[bytes]), scratch_out(new unsigned char[bytes]);
-  auto align = [](unsigned char* p) {
-    return reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t(63));
+  auto align = [](unsigned char* q) {
+    return reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(q) + 63) & ~std::uintptr_t(63));
   };
   void* pin = align(scratch_in.get());
   void* pout = align(scratch_out.get());
   std::memset(pin, 0, bytes - 64);
+  std::memset(pout, 0, bytes - 64);
 
-  const Index n2 = bp.shape[2];
-  fwd_ops.resize(S);
-  bwd_ops.resize(S);
-  for (std::size_t s = 0; s < S; ++s) {
-    const core::Stage& st = bp.stages[s];
-    const auto strides = core::strides_of(st.box, st.order);
-    const bool last = s + 1 == S;
-    const std::array<Index, 3> extent{st.box.extent(0), st.box.extent(1), st.box.extent(2)};
-    // Forward: op 0 of stage 0 reads the input out-of-place; everything else is in place.
-    for (std::size_t o = 0; o < st.ops.size(); ++o) {
-      const core::FftOp& op = st.ops[o];
-      backend::BatchGeometry g;
-      g.extent = extent, g.real_length = n2, g.axes = op.axes;
-      g.out_strides = strides;
-      const bool from_input = s == 0 && o == 0;
-      g.in_strides = op.real ? real_strides(bp.real_box) : strides;
-      g.transform = op.real ? backend::Transform::r2c : backend::Transform::c2c_forward;
-      g.in_place = !from_input;
-      const bool user = from_input || last;
-      OpRun run;
-      run.from_input = from_input;
-      run.batch = backend::make_batch(options, bp.precision, g, pin, pout, user);
-      fwd_ops[s].push_back(std::move(run));
-    }
-    // Backward: the ops in reverse; complex ops first (out-of-place from the input when this is
-    // the first backward stage), the c2r op last, from the stage's complex array to the output.
-    std::vector<core::FftOp> ops(st.ops.rbegin(), st.ops.rend());
-    bool first_complex = true;
-    for (const core::FftOp& op : ops) {
-      backend::BatchGeometry g;
-      g.extent = extent, g.real_length = n2, g.axes = op.axes;
-      OpRun run;
-      if (op.real) {
-        g.in_strides = strides;
-        g.out_strides = real_strides(bp.real_box);
-        g.transform = backend::Transform::c2r;
-        g.in_place = false;
-        run.to_output = true;
+  const bool pipelined = bp.engine == Engine::pipelined;
+  bool fed_per_chunk = false;  // the previous pipelined step transforms this stage per chunk
+  for (std::size_t q = 0; q < S; ++q) {
+    Program::Position pos;
+    pos.stage = forward ? q : S - 1 - q;
+    const core::Stage& st = bp.stages[pos.stage];
+    const bool user_array = array_at(forward, pos.stage, nullptr) == nullptr;
+    pos.fft_phase = p.add(axes_text(st.ops, !forward));
+    pos.ops_done_by_previous = fed_per_chunk;
+    fed_per_chunk = false;
+    if (!(pipelined && q < E) && !pos.ops_done_by_previous)
+      pos.ops = plan::make_stage_ops(bp, options, pos.stage, !forward, st.box, pin, pout, user_array);
+    if (q < E) {
+      // The exchange between this stage and the next in this direction.
+      const std::size_t k = forward ? q : E - 1 - q;  // index into bp.exchanges
+      const auto& g = bp.exchanges[k];
+      MPI_Comm group = g.name == "row" ? row : column;
+      const auto transfer = comm::transfer_of(g, !forward);
+      void* src = array_at(forward, pos.stage, nullptr);
+      const std::string suffix = "_" + g.name;
+      if (!pipelined) {
+        pos.pack_phase = p.add("pack" + suffix);
+        pos.exchange_phase = p.add("exchange" + suffix);
+        pos.unpack_phase = p.add("unpack" + suffix);
+        pos.exchange = comm::make_exchange(bp.engine, transfer, group, bp.precision, src, w[E]);
       } else {
-        g.in_strides = g.out_strides = strides;
-        g.transform = backend::Transform::c2c_backward;
-        run.from_input = last && first_complex;
-        g.in_place = !run.from_input;
-        first_complex = false;
-      }
-      const bool user = run.from_input || run.to_output || (s == 0 && bp.kind == Kind::c2c);
-      run.batch = backend::make_batch(options, bp.precision, g, pin, pout, user);
-      bwd_ops[s].push_back(std::move(run));
-    }
-  }
-}
-
-void Plan::Impl::build_exchanges() {
-  const std::size_t E = bp.exchanges.size();
-  for (std::size_t k = 0; k < E; ++k) {
-    const auto& g = bp.exchanges[k];
-    MPI_Comm group = g.name == "row" ? row : column;
-    fwd_ex.push_back(comm::make_exchange(bp.engine, comm::transfer_of(g, false), group,
-                                         bp.precision, w[k], w[E]));
-  }
-  // Backward exchanges in backward execution order: from stage s to stage s - 1.
-  for (std::size_t s = E; s >= 1; --s) {
-    const auto& g = bp.exchanges[s - 1];
-    MPI_Comm group = g.name == "row" ? row : column;
-    bwd_ex.push_back(comm::make_exchange(bp.engine, comm::transfer_of(g, true), group,
-                                         bp.precision, bwd_array(s, nullptr), w[E]));
-  }
-}
-
-void Plan::Impl::forward(const void* in, void* out) {
-  const std::size_t S = bp.stages.size();
-  std::size_t phase = 0;
-  for (std::size_t s = 0; s < S; ++s) {
-    void* array = fwd_array(s, out);
-    double t0 = MPI_Wtime();
-    for (const OpRun& op : fwd_ops[s]) op.batch->execute(op.from_input ? in : array, array);
-    fwd_times[phase++].seconds = MPI_Wtime() - t0;
-    if (s + 1 < S) {
-      comm::ExchangeTimes t;
-      fwd_ex[s]->run(fwd_array(s + 1, out), 1.0, t);
-      fwd_times[phase++].seconds = t.pack;
-      fwd_times[phase++].seconds = t.exchange;
-      fwd_times[phase++].seconds = t.unpack;
-    }
-  }
-}
-
-void Plan::Impl::backward(const void* in, void* out) {
-  const std::size_t S = bp.stages.size();
-  std::size_t phase = 0;
-  std::size_t k = 0;
-  for (std::size_t s = S; s-- > 0;) {
-    void* array = bwd_array(s, out);
-    double t0 = MPI_Wtime();
-    for (const OpRun& op : bwd_ops[s]) {
-      if (op.to_output) {
-        op.batch->execute(array, out);
-      } else {
-        op.batch->execute(op.from_input ? in : array, array);
+        const std::size_t next = forward ? pos.stage + 1 : pos.stage - 1;
+        const bool next_is_last = q + 1 == E;
+        auto chunks = plan::plan_chunks(transfer, all_axes(st.ops), all_axes(bp.stages[next].ops),
+                                        options.planes);
+        chunks.destination_per_chunk = chunks.destination_per_chunk && next_is_last;
+        std::vector<std::vector<OpRun>> source_ops, destination_ops;
+        const bool next_user = array_at(forward, next, nullptr) == nullptr;
+        for (int c = 0; c < chunks.chunks; ++c) {
+          source_ops.push_back(plan::make_stage_ops(bp, options, pos.stage, !forward,
+                                                    plan::chunk_of(st.box, chunks.axis, c, chunks.planes),
+                                                    pin, pout, false));
+          if (chunks.destination_per_chunk)
+            destination_ops.push_back(plan::make_stage_ops(
+                bp, options, next, !forward,
+                plan::chunk_of(bp.stages[next].box, chunks.axis, c, chunks.planes), pin, pout, next_user));
+        }
+        pos.pack_phase = p.add("pack" + suffix);
+        pos.exchange_phase = p.add("wait" + suffix);
+        pos.unpack_phase = p.add("unpack" + suffix);
+        pos.hidden_phase = p.add("hidden" + suffix);
+        pos.pipeline = plan::make_pipelined_step(transfer, chunks, group, bp.precision, std::move(source_ops),
+                                                 std::move(destination_ops), src, w[E], w[3],
+                                                 options.max_in_flight, options.pipeline_p2p);
+        fed_per_chunk = chunks.destination_per_chunk;
       }
     }
-    bwd_times[phase++].seconds = MPI_Wtime() - t0;
-    if (s > 0) {
+    p.positions.push_back(std::move(pos));
+  }
+  if (!forward) {
+    scale_in_exchange = scale != 1.0 && E > 0 &&
+                        (p.positions[0].pipeline || p.positions[0].exchange->scales());
+    if (scale != 1.0 && !scale_in_exchange) p.scale_phase = p.add("scale");
+  }
+}
+
+void Plan::Impl::begin(bool forward, const void* in, void* out, bool split) {
+  if (pending.active)
+    throw Error("volfft: this plan has a split-phase transform in progress: wait() for it first");
+  Program& p = forward ? fwd : bwd;
+  for (Phase& ph : p.phases) ph.seconds = 0;
+  const std::size_t S = p.positions.size();
+  Program::Position& first = p.positions[0];
+  void* array = array_at(forward, first.stage, out);
+  if (first.pipeline || S == 1 || !split) {
+    continue_from(p, 0, forward, in, out);
+    return;
+  }
+  double t0 = MPI_Wtime();
+  for (const OpRun& op : first.ops) op.run(in, array, out);
+  p.phases[first.fft_phase].seconds = MPI_Wtime() - t0;
+  comm::ExchangeTimes t;
+  const double sc = (!forward && scale_in_exchange) ? scale : 1.0;
+  first.exchange->start(array_at(forward, p.positions[1].stage, out), sc, t);
+  p.phases[first.pack_phase].seconds = t.pack;
+  pending = Pending{true, forward, in, out};
+}
+
+void Plan::Impl::finish() {
+  if (!pending.active) return;
+  Program& p = pending.forward ? fwd : bwd;
+  Program::Position& first = p.positions[0];
+  comm::ExchangeTimes t;
+  first.exchange->finish(t);
+  p.phases[first.exchange_phase].seconds = t.exchange;
+  p.phases[first.unpack_phase].seconds = t.unpack;
+  const Pending was = pending;
+  pending.active = false;
+  continue_from(p, 1, was.forward, was.in, was.out);
+}
+
+bool Plan::Impl::test() {
+  if (!pending.active) return true;
+  Program& p = pending.forward ? fwd : bwd;
+  return p.positions[0].exchange->test();
+}
+
+void Plan::Impl::continue_from(Program& p, std::size_t from, bool forward, const void* in, void* out) {
+  const std::size_t S = p.positions.size();
+  for (std::size_t q = from; q < S; ++q) {
+    Program::Position& pos = p.positions[q];
+    void* array = array_at(forward, pos.stage, out);
+    const double sc = (!forward && q == 0 && scale_in_exchange) ? scale : 1.0;
+    if (pos.pipeline) {
+      plan::PipelineTimes t;
+      pos.pipeline->run(in, array_at(forward, p.positions[q + 1].stage, out), out, sc, t);
+      p.phases[pos.fft_phase].seconds = t.fft_source;
+      p.phases[pos.pack_phase].seconds = t.pack;
+      p.phases[pos.exchange_phase].seconds = t.wait;
+      p.phases[pos.unpack_phase].seconds = t.unpack;
+      p.phases[pos.hidden_phase].seconds = std::max(0.0, t.in_flight - t.wait);
+      if (t.fft_destination > 0) p.phases[p.positions[q + 1].fft_phase].seconds = t.fft_destination;
+      continue;
+    }
+    if (!pos.ops_done_by_previous) {
+      double t0 = MPI_Wtime();
+      for (const OpRun& op : pos.ops) op.run(in, array, out);
+      p.phases[pos.fft_phase].seconds = MPI_Wtime() - t0;
+    }
+    if (q + 1 < S) {
       comm::ExchangeTimes t;
-      const double sc = (k == 0 && scale_in_exchange) ? scale : 1.0;
-      bwd_ex[k++]->run(bwd_array(s - 1, out), sc, t);
-      bwd_times[phase++].seconds = t.pack;
-      bwd_times[phase++].seconds = t.exchange;
-      bwd_times[phase++].seconds = t.unpack;
+      pos.exchange->run(array_at(forward, p.positions[q + 1].stage, out), sc, t);
+      p.phases[pos.pack_phase].seconds = t.pack;
+      p.phases[pos.exchange_phase].seconds = t.exchange;
+      p.phases[pos.unpack_phase].seconds = t.unpack;
     }
   }
-  if (scale != 1.0 && !scale_in_exchange) {
+  if (!forward && p.scale_phase != SIZE_MAX) {
     double t0 = MPI_Wtime();
     scale_output(out);
-    bwd_times[phase++].seconds = MPI_Wtime() - t0;
+    p.phases[p.scale_phase].seconds = MPI_Wtime() - t0;
   }
 }
 
@@ -438,21 +467,67 @@ void Plan::backward(const std::complex<float>* in, float* out) {
   backward_raw(in, out);
 }
 
+namespace {
+void check_arrays(const char* call, const void* in, void* out, Index in_count, Index out_count) {
+  if ((in == nullptr && in_count > 0) || (out == nullptr && out_count > 0))
+    throw Error(std::string("volfft: ") + call + " needs non-null in and out arrays");
+  if (in == out && in != nullptr)
+    throw Error(std::string("volfft: ") + call + " is out-of-place: in and out must differ");
+}
+}  // namespace
+
 void Plan::forward_raw(const void* in, void* out) {
-  if ((in == nullptr && input_count() > 0) || (out == nullptr && output_count() > 0))
-    throw Error("volfft: forward needs non-null in and out arrays");
-  if (in == out && in != nullptr) throw Error("volfft: forward is out-of-place: in and out must differ");
-  impl_->forward(in, out);
+  check_arrays("forward", in, out, input_count(), output_count());
+  impl_->begin(true, in, out, false);
 }
 void Plan::backward_raw(const void* in, void* out) {
-  if ((in == nullptr && output_count() > 0) || (out == nullptr && input_count() > 0))
-    throw Error("volfft: backward needs non-null in and out arrays");
-  if (in == out && in != nullptr) throw Error("volfft: backward is out-of-place: in and out must differ");
-  impl_->backward(in, out);
+  check_arrays("backward", in, out, output_count(), input_count());
+  impl_->begin(false, in, out, false);
+}
+Request Plan::forward_start(const void* in, void* out) {
+  check_arrays("forward_start", in, out, input_count(), output_count());
+  impl_->begin(true, in, out, true);
+  return Request(this);
+}
+Request Plan::backward_start(const void* in, void* out) {
+  check_arrays("backward_start", in, out, output_count(), input_count());
+  impl_->begin(false, in, out, true);
+  return Request(this);
+}
+
+Request::~Request() {
+  if (plan_) {
+    try {
+      wait();
+    } catch (...) {
+      // A destructor must not throw; the error was MPI's and the job is lost anyway.
+    }
+  }
+}
+Request::Request(Request&& o) noexcept : plan_(o.plan_) { o.plan_ = nullptr; }
+Request& Request::operator=(Request&& o) noexcept {
+  if (this != &o) {
+    if (plan_) {
+      try {
+        wait();
+      } catch (...) {
+      }
+    }
+    plan_ = o.plan_;
+    o.plan_ = nullptr;
+  }
+  return *this;
+}
+bool Request::test() { return plan_ ? plan_->impl_->test() : true; }
+void Request::wait() {
+  if (!plan_) return;
+  Plan* p = plan_;
+  plan_ = nullptr;
+  p->impl_->finish();
 }
 
 std::vector<Phase> Plan::timings(Direction d) const {
-  return d == Direction::forward ? impl_->fwd_times : impl_->bwd_times;
+  return d == Direction::forward ? impl_->fwd.phases : impl_->bwd.phases;
 }
 
 std::vector<Phase> Plan::timings_max(Direction d) const {

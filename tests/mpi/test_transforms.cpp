@@ -2,6 +2,7 @@
 // prime and degenerate shapes, against a serial FFTW transform of the whole array; then
 // backward(forward(x)) == x. Run at np 1, 2, 3 and 4 by ctest.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -41,9 +42,9 @@ struct Case {
 
 template <class Real>
 void run_case(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, std::array<int, 2> grid,
-              Engine engine, Layout layout, const std::string& label) {
+              Engine engine, Layout layout, const std::string& label, Options opt = {},
+              bool split_phase = false) {
   using C = std::complex<Real>;
-  Options opt;
   opt.grid = grid;
   opt.engine = engine;
   opt.layout = layout;
@@ -83,24 +84,35 @@ void run_case(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, std::ar
       for (Index x1 = b.lo[1]; x1 < b.hi[1]; ++x1)
         for (Index x2 = b.lo[2]; x2 < (nd == 3 ? b.hi[2] : 1); ++x2) f(std::array<Index, 3>{x0, x1, x2});
   };
+  const void* in_ptr = nullptr;
   if (kind == Kind::r2c) {
     in_real.resize(std::max<Index>(plan.input_count(), 1));
     for_box(ib, [&](auto x) { in_real[in_arr.offset(x)] = static_cast<Real>(global[flat(x)].real()); });
-    plan.forward(in_real.data(), out.data());
+    in_ptr = in_real.data();
   } else {
     in_c.resize(std::max<Index>(plan.input_count(), 1));
     for_box(ib, [&](auto x) { in_c[in_arr.offset(x)] = C(global[flat(x)]); });
-    plan.forward(in_c.data(), out.data());
+    in_ptr = in_c.data();
+  }
+  if (split_phase) {
+    Request r = plan.forward_start(in_ptr, out.data());
+    for (int k = 0; k < 3 && !r.test(); ++k) {
+    }
+    r.wait();
+    CHECK(!r.pending());
+  } else {
+    plan.forward_raw(in_ptr, out.data());
   }
   // Compare this rank's output box with the reference.
   double err2 = 0, ref2 = 0;
+  bool inside = true;
   for_box(out_arr.box, [&](auto x) {
-    CHECK(x[nd - 1] < nlast_c);
+    inside = inside && x[nd - 1] < nlast_c;
     const cd r = ref[flat(x)];
     const cd v(out[out_arr.offset(x)].real(), out[out_arr.offset(x)].imag());
     err2 += std::norm(v - r);
   });
-  for (Index k = 0; k < n_total; ++k) ref2 += std::norm(ref[k]);
+  CHECK_MSG(inside, label << ": output box reaches past the last axis' " << nlast_c << " values");
   double sums[2] = {err2, 0}, total[2];
   // The output boxes partition the r2c half-spectrum, not the full one: weigh the reference by
   // the part that exists on output.
@@ -122,14 +134,16 @@ void run_case(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, std::ar
   double rt2 = 0, in2 = 0;
   if (kind == Kind::r2c) {
     back_r.assign(in_real.size(), Real(0));
-    plan.backward(out.data(), back_r.data());
+    if (split_phase) plan.backward_start(out.data(), back_r.data()).wait();
+    else plan.backward(out.data(), back_r.data());
     for (std::size_t k = 0; k < static_cast<std::size_t>(plan.input_count()); ++k) {
       rt2 += std::pow(double(back_r[k]) - double(in_real[k]), 2);
       in2 += std::pow(double(in_real[k]), 2);
     }
   } else {
     back_c.assign(in_c.size(), C(0));
-    plan.backward(out.data(), back_c.data());
+    if (split_phase) plan.backward_start(out.data(), back_c.data()).wait();
+    else plan.backward(out.data(), back_c.data());
     for (std::size_t k = 0; k < static_cast<std::size_t>(plan.input_count()); ++k) {
       rt2 += std::norm(std::complex<double>(back_c[k]) - std::complex<double>(in_c[k]));
       in2 += std::norm(std::complex<double>(in_c[k]));
@@ -160,7 +174,10 @@ int main(int argc, char** argv) {
     const std::vector<std::vector<Index>> shapes3 = {{8, 8, 8}, {7, 9, 11}, {1, 5, 6}, {5, 1, 3},
                                                      {3, 4, 2}, {64, 64, 64}, {2, 3, 1}};
     const std::vector<std::vector<Index>> shapes2 = {{8, 8}, {7, 9}, {1, 5}, {5, 1}, {3, 2}, {64, 64}, {13, 4}};
-    const Engine engines[] = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p};
+    std::vector<Engine> engines = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p,
+                                   Engine::pipelined};
+    if (std::getenv("VOLFFT_TEST_PERSISTENT") == nullptr || std::string(std::getenv("VOLFFT_TEST_PERSISTENT")) != "0")
+      engines.push_back(Engine::persistent);
     std::vector<std::array<int, 2>> grids;
     for (int p0 = 1; p0 <= size; ++p0)
       if (size % p0 == 0) grids.push_back({p0, size / p0});
@@ -180,6 +197,33 @@ int main(int argc, char** argv) {
             run_case<float>(MPI_COMM_WORLD, shape, kind, g, e, l, name(shape, kind, g, e, l, "float"));
             cases += 2;
           }
+        }
+    // The pipelined engine with planes that do not divide the chunked axis, one plane, the
+    // Isend/Irecv transport and tight bounds on chunks in flight; planes = 0 is blocking.
+    for (int planes : {0, 1, 2, 3, 5})
+      for (bool p2p : {false, true})
+        for (const auto& shape : std::vector<std::vector<Index>>{{7, 9, 11}, {8, 8, 8}, {3, 4, 2}, {13, 4}})
+          for (auto g : grids) {
+            if (shape.size() == 2 && g[1] != 1) continue;
+            Options o;
+            o.planes = planes;
+            o.pipeline_p2p = p2p;
+            o.max_in_flight = planes == 1 ? 1 : 3;
+            for (Kind kind : {Kind::c2c, Kind::r2c}) {
+              const std::string label = name(shape, kind, g, Engine::pipelined, Layout::transposed, "double") +
+                                        " planes " + std::to_string(planes) + (p2p ? " p2p" : "");
+              run_case<double>(MPI_COMM_WORLD, shape, kind, g, Engine::pipelined, Layout::transposed, label, o);
+              run_case<float>(MPI_COMM_WORLD, shape, kind, g, Engine::pipelined, Layout::natural, label + " float", o);
+              cases += 2;
+            }
+          }
+    // Split-phase calls, with every engine.
+    for (Engine e : engines)
+      for (auto g : grids)
+        for (Kind kind : {Kind::c2c, Kind::r2c}) {
+          run_case<double>(MPI_COMM_WORLD, {9, 6, 7}, kind, g, e, Layout::transposed,
+                           name({9, 6, 7}, kind, g, e, Layout::transposed, "double") + " split-phase", {}, true);
+          ++cases;
         }
     // Automatic grid and engine, and a measured plan.
     run_case<double>(MPI_COMM_WORLD, {12, 10, 9}, Kind::c2c, {0, 0}, Engine::automatic,
