@@ -28,7 +28,9 @@ typedef enum {
   VOLFFT_ENGINE_ALLTOALLV = 1,
   VOLFFT_ENGINE_ALLTOALL = 2,
   VOLFFT_ENGINE_ALLTOALLW = 3,
-  VOLFFT_ENGINE_P2P = 4
+  VOLFFT_ENGINE_P2P = 4,
+  VOLFFT_ENGINE_PIPELINED = 5,
+  VOLFFT_ENGINE_PERSISTENT = 6
 } volfft_engine;
 typedef enum { VOLFFT_LAYOUT_TRANSPOSED = 0, VOLFFT_LAYOUT_NATURAL = 1 } volfft_layout;
 typedef enum { VOLFFT_ESTIMATE = 0, VOLFFT_MEASURE = 1, VOLFFT_PATIENT = 2 } volfft_effort;
@@ -44,6 +46,12 @@ typedef struct {
   int rank_order_length;
   void* workspace;        /* NULL = plan-owned */
   size_t workspace_bytes;
+  int planes;             /* pipelined engine: planes per chunk; -1 automatic, 0 blocking */
+  int max_in_flight;      /* pipelined engine: chunks in flight at most */
+  int pipeline_p2p;       /* pipelined engine: nonzero = Isend/Irecv instead of Ialltoallv */
+  const char* map_file;   /* NULL or a map file (line g = coordinates of position g) ... */
+  const int* coordinate;  /* ... and this rank's own coordinate */
+  int coordinate_length;
 } volfft_options;
 
 typedef struct volfft_plan_s* volfft_plan;
@@ -61,6 +69,17 @@ volfft_status volfft_plan_destroy(volfft_plan plan);
 /* Collective. in/out as Plan::forward_raw / backward_raw. */
 volfft_status volfft_forward(volfft_plan plan, const void* in, void* out);
 volfft_status volfft_backward(volfft_plan plan, const void* in, void* out);
+
+/* Split phase (see volfft::Request): start, then test now and then, then wait. */
+typedef struct volfft_request_s* volfft_request;
+volfft_status volfft_forward_start(volfft_plan plan, const void* in, void* out,
+                                   volfft_request* request);
+volfft_status volfft_backward_start(volfft_plan plan, const void* in, void* out,
+                                    volfft_request* request);
+/* *done = 1 when wait will not block on communication. */
+volfft_status volfft_request_test(volfft_request request, int* done);
+/* Completes the transform and frees the request. */
+volfft_status volfft_request_wait(volfft_request request);
 
 /* Boxes in user axes: lo[3], hi[3] (entries past ndim are 0 and 1). */
 volfft_status volfft_input_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]);

@@ -3,12 +3,17 @@
 #include "volfft/volfft.h"
 
 #include <exception>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "volfft/plan.hpp"
+
+struct volfft_request_s {
+  volfft::Request request;
+};
 
 struct volfft_plan_s {
   volfft::Plan plan;
@@ -67,6 +72,8 @@ void volfft_options_default(volfft_options* o) {
   o->layout = VOLFFT_LAYOUT_TRANSPOSED;
   o->effort = VOLFFT_MEASURE;
   o->scale_backward = 1;
+  o->planes = -1;
+  o->max_in_flight = 4;
 }
 
 volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
@@ -82,7 +89,13 @@ volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, 
     volfft_options_default(&defaults);
     const volfft_options& c = options ? *options : defaults;
     o.grid = {c.grid[0], c.grid[1]};
-    o.engine = enum_arg<volfft::Engine>(c.engine, 5, "engine");
+    o.engine = enum_arg<volfft::Engine>(c.engine, 7, "engine");
+    o.planes = c.planes;
+    o.max_in_flight = c.max_in_flight;
+    o.pipeline_p2p = c.pipeline_p2p != 0;
+    if (c.map_file) o.map_file = c.map_file;
+    if (c.coordinate && c.coordinate_length > 0)
+      o.coordinate.assign(c.coordinate, c.coordinate + c.coordinate_length);
     o.layout = enum_arg<volfft::Layout>(c.layout, 2, "layout");
     o.effort = enum_arg<volfft::Effort>(c.effort, 3, "effort");
     o.scale_backward = c.scale_backward != 0;
@@ -114,6 +127,40 @@ volfft_status volfft_backward(volfft_plan plan, const void* in, void* out) {
   return guarded([&] {
     require_plan(plan);
     plan->plan.backward_raw(in, out);
+  });
+}
+
+volfft_status volfft_forward_start(volfft_plan plan, const void* in, void* out,
+                                   volfft_request* request) {
+  return guarded([&] {
+    require_plan(plan);
+    if (!request) throw volfft::Error("volfft: request (the output pointer) is NULL");
+    *request = new volfft_request_s{plan->plan.forward_start(in, out)};
+  });
+}
+
+volfft_status volfft_backward_start(volfft_plan plan, const void* in, void* out,
+                                    volfft_request* request) {
+  return guarded([&] {
+    require_plan(plan);
+    if (!request) throw volfft::Error("volfft: request (the output pointer) is NULL");
+    *request = new volfft_request_s{plan->plan.backward_start(in, out)};
+  });
+}
+
+volfft_status volfft_request_test(volfft_request request, int* done) {
+  return guarded([&] {
+    if (!request) throw volfft::Error("volfft: request is NULL");
+    const bool d = request->request.test();
+    if (done) *done = d ? 1 : 0;
+  });
+}
+
+volfft_status volfft_request_wait(volfft_request request) {
+  return guarded([&] {
+    if (!request) throw volfft::Error("volfft: request is NULL");
+    std::unique_ptr<volfft_request_s> owned(request);
+    owned->request.wait();
   });
 }
 
