@@ -268,8 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_plan_args(p)
     _add_machine_args(p, "bluegene-l")
     p.add_argument("--top", type=int, default=12, help="rows of the table")
-    p.add_argument("--simulate-top", type=int, default=8,
-                   help="simulate the best N of the bisection ranking (default 8)")
+    p.add_argument("--simulate-top", type=int, default=None,
+                   help="simulate the best N of the bisection ranking (default: all when "
+                        "cheap, else 8)")
     p.add_argument("--routing", choices=ROUTINGS, default="adaptive")
     p.add_argument("--no-tilts", action="store_true", help="leave out tilted placements")
     p.add_argument("--out", metavar="FILE", help="write the best placement as a map file")

@@ -48,7 +48,8 @@ def _layout_key(placement: Any) -> str:
     return hashlib.sha1(np.ascontiguousarray(placement.grid_coords()).tobytes()).hexdigest()
 
 
-def rank_placements(machine: Machine, desc: dict, tilts: bool = True, simulate_top: int = 8,
+def rank_placements(machine: Machine, desc: dict, tilts: bool = True,
+                    simulate_top: int | None = None,
                     routing: str = "adaptive",
                     progress: Callable[[str], None] | None = None) -> list[Ranked]:
     """Rank the candidate placements of ``desc``'s grid on ``machine`` (best first).
@@ -63,7 +64,8 @@ def rank_placements(machine: Machine, desc: dict, tilts: bool = True, simulate_t
         Include tilted variants.
     simulate_top:
         How many of the best bisection candidates to simulate (the default is always
-        simulated, as the reference for gains).
+        simulated, as the reference for gains). None: all of them when that is cheap
+        (candidates x messages up to 5 million, e.g. any grid on an 8x8x8 torus), else 8.
     routing:
         Routing for the simulation of the final ranking.
     """
@@ -90,13 +92,17 @@ def rank_placements(machine: Machine, desc: dict, tilts: bool = True, simulate_t
         if progress:
             progress(f"priced {cand.label}")
     ranked.sort(key=lambda r: (sum(r.bisection), r.label != "default"))
+    if simulate_top is None:
+        messages = sum(len(ex["messages"]) for ex in desc["exchanges"])
+        simulate_top = len(ranked) if len(ranked) * messages <= 5_000_000 else 8
     # Simulate the best few, at most two per block shape (tilts of one shape are near-twins),
     # and always the default as the reference.
     chosen: list[Ranked] = []
     per_shape: dict = {}
     for r in ranked:
         shape = r.candidate.row_block
-        if len(chosen) < simulate_top and per_shape.get(shape, 0) < 2:
+        if len(chosen) < simulate_top and (simulate_top >= len(ranked)
+                                           or per_shape.get(shape, 0) < 2):
             chosen.append(r)
             per_shape[shape] = per_shape.get(shape, 0) + 1
     chosen += [r for r in ranked if r.label == "default" and r not in chosen]
