@@ -121,7 +121,9 @@ def rank_placements(machine: Machine, desc: dict, tilts: bool = True,
             progress(f"simulated {r.label}")
     # Final order: simulated time where simulated, bisection time otherwise (a lower bound, so
     # an unsimulated layout is never ranked below one it could beat); ties: simulated first.
-    return sorted(ranked, key=lambda r: (round(r.exchange_time, 12), r.simulated is None,
+    # Equal times (to the microsecond): prefer the layout without all-paths hot spots.
+    return sorted(ranked, key=lambda r: (round(r.exchange_time * 1e6), r.simulated is None,
+                                         sum(r.all_paths) if r.all_paths else 0.0,
                                          r.label != "default"))
 
 
