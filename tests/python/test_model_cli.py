@@ -75,6 +75,17 @@ def test_predict_beside_measured(capsys, tmp_path):
     assert (tmp_path / "bars.png").stat().st_size > 0
 
 
+def test_this_machine_preset(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("VOLFFT_MACHINE", write_machine(tmp_path))
+    assert main(["predict", "--describe", FIXTURE, "--machine", "this", "--shape", "16", "16",
+                 "--grid", "2x1"]) == 0
+    assert "test node" in capsys.readouterr().out
+    monkeypatch.setenv("VOLFFT_MACHINE", str(tmp_path / "missing.json"))
+    assert main(["predict", "--describe", FIXTURE, "--machine", "this", "--shape", "16", "16",
+                 "--grid", "2x1"]) == 2
+    assert "volfft model calibrate" in capsys.readouterr().err
+
+
 def test_predict_with_a_map_file(capsys, tmp_path):
     coords = np.stack(np.unravel_index(np.arange(8), (2, 2, 2)), axis=1)
     np.savetxt(tmp_path / "p.map", coords, fmt="%d")

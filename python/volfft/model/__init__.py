@@ -17,7 +17,8 @@ from .alltoall_bound import alltoall_bound, closed_form_time
 from .bisection import bisection_time, eq16_time, m_numbers
 from .description import check_description, load_describe, total_bytes
 from .exchange import ESTIMATORS, estimate_exchange
-from .machine import Machine, blue_gene_l, blue_gene_p, load_machine, packet_efficiency
+from .machine import (Machine, blue_gene_l, blue_gene_p, load_machine, packet_efficiency,
+                      this_machine)
 from .placement import ArrayPlacement, resolve_placement
 from .simulator import ROUTINGS, simulate
 from .traffic import exchange_traffic
@@ -44,5 +45,6 @@ __all__ = [
     "predict_transform",
     "resolve_placement",
     "simulate",
+    "this_machine",
     "total_bytes",
 ]

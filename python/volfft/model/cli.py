@@ -17,10 +17,11 @@ import numpy as np
 
 from .description import describe_plan, load_describe
 from .exchange import ESTIMATORS
-from .machine import Machine, blue_gene_l, blue_gene_p, load_machine, parse_dims
+from .machine import (Machine, blue_gene_l, blue_gene_p, load_machine, parse_dims,
+                      this_machine)
 from .simulator import ROUTINGS
 
-PRESETS = ("bluegene-l", "bluegene-p")
+PRESETS = ("bluegene-l", "bluegene-p", "this")
 
 
 def _grid(text: str) -> tuple[int, int]:
@@ -44,7 +45,7 @@ def _machine(spec: str, torus: tuple[int, ...] | None, mesh: bool,
         return blue_gene_l(torus or (8, 8, 8), tasks_per_node or 1, torus=not mesh)
     if spec in ("bluegene-p", "bgp"):
         return blue_gene_p(torus or (8, 16, 32), tasks_per_node or 1)
-    machine = load_machine(spec)
+    machine = this_machine() if spec == "this" else load_machine(spec)
     changes: dict[str, Any] = {}
     if torus:
         changes["dims"], changes["wrap"] = torus, (not mesh,) * len(torus)
@@ -72,7 +73,8 @@ def _add_plan_args(p: argparse.ArgumentParser, grid_required: bool = True) -> No
 
 def _add_machine_args(p: argparse.ArgumentParser, default: str | None) -> None:
     p.add_argument("--machine", default=default, required=default is None,
-                   help=f"machine file (from calibrate) or preset: {', '.join(PRESETS)}")
+                   help=f"machine file (from calibrate) or preset: {', '.join(PRESETS)} "
+                        "('this' = $VOLFFT_MACHINE or ./machine.json)")
     p.add_argument("--torus", type=_dims, help="override the network, e.g. 16x16x16")
     p.add_argument("--mesh", action="store_true", help="open mesh instead of torus links")
     p.add_argument("--tasks-per-node", type=int, help="tasks per node (BG/L CO: 1, VN: 2)")

@@ -228,6 +228,21 @@ def load_machine(path: str | Path) -> Machine:
     return machine_from_dict(data)
 
 
+def this_machine(path: str | Path | None = None) -> Machine:
+    """The calibrated description of the machine we run on.
+
+    Reads ``path``, else ``$VOLFFT_MACHINE``, else ``./machine.json``: the file written by
+    ``volfft model calibrate``.
+    """
+    import os
+
+    path = Path(path or os.environ.get("VOLFFT_MACHINE") or "machine.json")
+    if not path.exists():
+        raise ValueError(f"machine file: {path} does not exist; run `volfft model calibrate "
+                         f"--out {path}` first (or set VOLFFT_MACHINE)")
+    return load_machine(path)
+
+
 def blue_gene_l(dims: Sequence[int] = (8, 8, 8), tasks_per_node: int = 1,
                 torus: bool = True) -> Machine:
     """Blue Gene/L as seed 000 describes it (section 5).
