@@ -11,7 +11,7 @@ The "line without wrap" cannot exist on a 4x4 torus (4 hosts fill a ring), so it
 same grid without wrap-around links (``mesh2d 4x4``), which is what the seed's "16x1 mesh"
 (16 of 32 nodes of a ring) amounts to.
 
-    sudo python3 benchmarks/cluster/exp_fig1.py [--rate 100mbit] [--mpi openmpi] [--out DIR]
+    sudo python3 benchmarks/cluster/exp_fig1.py [--rate 100mbit] [--mpi openmpi] [--rounds 3] [--out DIR]
 
 Prints a table of times and of time ratios against the line (measured, predicted, error);
 writes results.json, table.txt and fig1.png to --out (default build/cluster/exp_fig1/).
@@ -19,7 +19,9 @@ writes results.json, table.txt and fig1.png to --out (default build/cluster/exp_
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -73,30 +75,46 @@ def host_indices(coords: list[tuple[int, int]]) -> list[int]:
 
 
 def measure(args, out: Path) -> dict:
+    """Run every placement ``args.rounds`` times, round-robin, so that the load other users put
+    on this machine meanwhile falls on all placements alike; per size, the result is the
+    median of the rounds' medians (and the smallest time seen)."""
     exe = vcluster.build(Path(__file__).resolve().parent / "a2a_bench.c", args.mpi)
-    results = {}
-    for network in ("mesh", "torus"):
-        todo = [p for p in PLACEMENTS if p[1] == network]
-        topo = ["mesh2d" if network == "mesh" else "torus2d", "x".join(map(str, DIMS))]
-        with X.cluster(f"f1{network[0]}", topo, args.rate) as state:
-            if network == "torus":
-                probe = vcluster.probe(state["name"], 0, 1, pings=100, sizes=[1 << 20], reps=5)
-                results["_probe"] = probe
-                print(f"# one link: rtt {probe['rtt_us']['median']:.0f} us, 1 MiB at "
-                      f"{probe['transfers'][str(1 << 20)]['mbit_per_s']:.1f} Mbit/s", flush=True)
-            for label, _, coords in todo:
-                path = out / f"{label.replace(' ', '_')}.json"
+    rounds: dict[str, list[dict]] = {p[0]: [] for p in PLACEMENTS}
+    results: dict = {}
+    dims = "x".join(map(str, DIMS))
+    with contextlib.ExitStack() as stack:
+        clusters = {"mesh": stack.enter_context(X.cluster("f1m", ["mesh2d", dims], args.rate)),
+                    "torus": stack.enter_context(X.cluster("f1t", ["torus2d", dims], args.rate))}
+        probe = vcluster.probe(clusters["torus"]["name"], 0, 1, pings=100, sizes=[1 << 20], reps=5)
+        results["_probe"] = probe
+        print(f"# one link: rtt {probe['rtt_us']['median']:.0f} us, 1 MiB at "
+              f"{probe['transfers'][str(1 << 20)]['mbit_per_s']:.1f} Mbit/s", flush=True)
+        for rnd in range(args.rounds):
+            for label, network, coords in PLACEMENTS:
+                path = out / f"{label.replace(' ', '_')}.r{rnd}.json"
                 path.unlink(missing_ok=True)
-                print(f"# {label}: hosts {host_indices(coords)}", flush=True)
-                rc = X.run_mpi(state, [str(exe), "--min", str(args.min), "--max", str(args.max),
-                                       "--iters", str(args.iters), "--budget", str(args.budget),
-                                       "--label", label, "--json", str(path)],
+                print(f"# round {rnd + 1}/{args.rounds}, {label}: hosts {host_indices(coords)}", flush=True)
+                rc = X.run_mpi(clusters[network], [str(exe), "--min", str(args.min), "--max", str(args.max),
+                                                   "--iters", str(args.iters), "--budget", str(args.budget),
+                                                   "--label", label, "--json", str(path)],
                                hosts=host_indices(coords), mpi=args.mpi, timeout=args.timeout)
                 data = X.read_json(path)
                 if rc != 0 or data is None:
                     print(f"# {label}: job failed (exit {rc})", file=sys.stderr)
                     continue
-                results[label] = data
+                rounds[label].append(data)
+    for label, runs in rounds.items():
+        if not runs:
+            continue
+        merged = dict(runs[0])
+        merged["rounds"] = len(runs)
+        merged["sizes"] = []
+        for k, size in enumerate(runs[0]["sizes"]):
+            medians = [r["sizes"][k]["median_s"] for r in runs]
+            merged["sizes"].append({"bytes": size["bytes"], "median_s": statistics.median(medians),
+                                    "min_s": min(r["sizes"][k]["min_s"] for r in runs),
+                                    "round_medians_s": medians})
+        results[label] = merged
     return results
 
 
@@ -188,8 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mpi", default="openmpi", choices=("openmpi", "mpich"))
     ap.add_argument("--min", type=int, default=1024)
     ap.add_argument("--max", type=int, default=1 << 20)
-    ap.add_argument("--iters", type=int, default=7)
-    ap.add_argument("--budget", type=int, default=3, help="seconds per message size (fewer iterations)")
+    ap.add_argument("--rounds", type=int, default=3, help="passes over all placements (default 3)")
+    ap.add_argument("--iters", type=int, default=5, help="timed iterations per size and pass")
+    ap.add_argument("--budget", type=int, default=2, help="seconds per message size and pass (fewer iterations)")
     ap.add_argument("--timeout", type=float, default=400.0, help="seconds per placement")
     ap.add_argument("--out", help="output folder (default build/cluster/exp_fig1)")
     ap.add_argument("--report-only", action="store_true", help="re-print from a previous results.json")

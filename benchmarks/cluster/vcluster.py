@@ -230,17 +230,40 @@ def _try_qdisc(ns: str, args: list[str]) -> bool:
 # ----------------------------------------------------------------------------- shaping
 
 
-def shape_link(ns: str | None, dev: str, rate_bits: int, delay_s: float, qdisc: str, netem_ok: bool) -> None:
+def burst_bytes(rate_bits: int, burst: str, segment: bool) -> int:
+    """Token-bucket size: ``burst`` of traffic at the link rate (``auto``: 1 ms).
+
+    A real cable has no burst; the bucket exists because the shaper's timer and the
+    scheduler are late now and then (on a loaded 2-core machine by milliseconds), and a
+    bucket of that size lets the link catch up instead of losing the time. It is at least
+    two frames, and one 64 KiB GSO packet when packets are not segmented.
+
+    Raises
+    ------
+    ValueError
+        If ``burst`` is not ``auto`` or a time such as ``2ms``.
+    """
+    seconds = 1e-3 if burst == "auto" else parse_delay(burst)
+    if burst != "auto" and seconds <= 0:
+        raise ValueError(f"--burst: expected auto or a positive time such as 2ms, got {burst!r}")
+    size = max(2 * 1514, int(rate_bits / 8 * seconds))
+    return size if segment else max(size, 64 * 1024 + 1600)
+
+
+def shape_link(ns: str | None, dev: str, rate_bits: int, delay_s: float, qdisc: str, netem_ok: bool,
+               segment: bool = True, burst: int = 2 * 1514) -> None:
     """Limit egress of ``dev`` (in namespace ``ns``, or the root namespace) to the link rate.
 
     htb (default) or tbf sets the rate; netem below it adds the delay when the kernel has it.
-    Both handle the 64 KiB GSO packets veth produces (tbf by splitting them, so its burst is
-    at least one such packet).
+    With ``segment`` the device sends wire-size packets (``gso_max_segs 1``), as a NIC puts
+    them on a cable; without it TCP hands veth 64 KiB GSO packets, which pass the shaper as
+    bursts of that size (cheaper in CPU: meant for fast links).
     """
     tc = ["tc"] + (["-n", ns] if ns else [])
+    ip = ["ip"] + (["-n", ns] if ns else [])
     rate = f"{rate_bits}bit"
-    # Bucket: 1 ms of traffic but at least one GSO packet, so that bursts do not starve.
-    burst = max(64 * 1024 + 1600, rate_bits // 8 // 1000)
+    if segment:
+        _run(ip + ["link", "set", "dev", dev, "gso_max_segs", "1"])
     if qdisc == "htb":
         _run(tc + ["qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "1"])
         _run(tc + ["class", "replace", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", rate,
@@ -268,8 +291,12 @@ def _raise_interrupt(signum, _frame):
     raise _Interrupted(f"signal {signum}")
 
 
-def create(name: str, topo: Topology, rate: str, delay: str, qdisc: str = "htb") -> dict:
+def create(name: str, topo: Topology, rate: str, delay: str, qdisc: str = "htb", gso: str = "auto",
+           burst: str = "auto") -> dict:
     """Create cluster ``name``; on any failure or interrupt remove what was made, then re-raise.
+
+    ``gso`` is "on", "off" or "auto" (off below 500 Mbit/s, where per-packet CPU cost is low
+    and 64 KiB bursts would distort small messages); ``burst`` see :func:`burst_bytes`.
 
     Returns
     -------
@@ -281,6 +308,10 @@ def create(name: str, topo: Topology, rate: str, delay: str, qdisc: str = "htb")
     rate_bits, delay_s = parse_rate(rate), parse_delay(delay)
     if qdisc not in ("htb", "tbf"):
         raise ValueError(f"--qdisc: expected htb or tbf, got {qdisc!r}")
+    if gso not in ("on", "off", "auto"):
+        raise ValueError(f"--gso: expected on, off or auto, got {gso!r}")
+    segment = gso == "off" or (gso == "auto" and rate_bits < 500_000_000)
+    bucket = burst_bytes(rate_bits, burst, segment)
     existing = [ns for ns in netns_list() if ns.startswith(f"{PREFIX}{name}-")]
     if _state_path(name).exists() or existing:
         raise ClusterError(f"cluster {name!r} exists (or left-overs do); run: vcluster.py destroy {name}")
@@ -297,7 +328,8 @@ def create(name: str, topo: Topology, rate: str, delay: str, qdisc: str = "htb")
     state = {
         "name": name, "status": "creating", "kind": topo.kind, "dims": list(topo.dims),
         "wrap": list(topo.wrap), "topology": topo.describe(), "rate": rate, "rate_bits": rate_bits,
-        "delay": delay, "delay_applied": delay_s > 0 and netem_ok, "qdisc": qdisc, "hosts": hosts,
+        "delay": delay, "delay_applied": delay_s > 0 and netem_ok, "qdisc": qdisc, "gso": not segment, "burst_bytes": bucket,
+        "hosts": hosts,
         "addresses": [topo_mod.host_address(h) for h in range(topo.n_hosts)],
         "mpi_iface": "eth0" if topo.is_switch else "host0", "warnings": warnings,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -308,9 +340,9 @@ def create(name: str, topo: Topology, rate: str, delay: str, qdisc: str = "htb")
     try:
         _create_hosts(name, topo, hosts)
         if topo.is_switch:
-            _create_switch(name, topo, hosts, rate_bits, delay_s, qdisc, netem_ok)
+            _create_switch(name, topo, hosts, rate_bits, delay_s, qdisc, netem_ok, segment, bucket)
         else:
-            _create_links(topo, hosts, rate_bits, delay_s, qdisc, netem_ok)
+            _create_links(topo, hosts, rate_bits, delay_s, qdisc, netem_ok, segment, bucket)
         state["status"] = "ready"
         _write_state(name, state)
     except BaseException:
@@ -343,7 +375,7 @@ def _create_hosts(name: str, topo: Topology, hosts: list[str]) -> None:
 
 
 def _create_switch(name: str, topo: Topology, hosts: list[str], rate_bits: int, delay_s: float,
-                   qdisc: str, netem_ok: bool) -> None:
+                   qdisc: str, netem_ok: bool, segment: bool, bucket: int) -> None:
     bridge = f"{PREFIX}{name}-br"
     _run(["ip", "link", "add", bridge, "type", "bridge"])
     _run(["ip", "link", "set", bridge, "up"])
@@ -356,12 +388,12 @@ def _create_switch(name: str, topo: Topology, hosts: list[str], rate_bits: int, 
         _run(["ip", "-n", ns, "link", "set", "eth0", "up"])
         # Host -> switch on the host's side, switch -> host on the bridge port: a full-duplex
         # port of the given rate, as on a switched ethernet.
-        shape_link(ns, "eth0", rate_bits, delay_s, qdisc, netem_ok)
-        shape_link(None, port, rate_bits, delay_s, qdisc, netem_ok)
+        shape_link(ns, "eth0", rate_bits, delay_s, qdisc, netem_ok, segment, bucket)
+        shape_link(None, port, rate_bits, delay_s, qdisc, netem_ok, segment, bucket)
 
 
 def _create_links(topo: Topology, hosts: list[str], rate_bits: int, delay_s: float, qdisc: str,
-                  netem_ok: bool) -> None:
+                  netem_ok: bool, segment: bool, bucket: int) -> None:
     for h, ns in enumerate(hosts):
         # The host's own address sits on a veth whose peer stays in the same namespace: this
         # kernel has no dummy interfaces, and MPI ignores addresses on lo.
@@ -377,7 +409,7 @@ def _create_links(topo: Topology, hosts: list[str], rate_bits: int, delay_s: flo
         for ns, dev, addr in ((ns_a, link.iface_a, addr_a), (ns_b, link.iface_b, addr_b)):
             _run(["ip", "-n", ns, "addr", "add", f"{addr}/30", "dev", dev])
             _run(["ip", "-n", ns, "link", "set", dev, "up"])
-            shape_link(ns, dev, rate_bits, delay_s, qdisc, netem_ok)
+            shape_link(ns, dev, rate_bits, delay_s, qdisc, netem_ok, segment, bucket)
     for h, ns in enumerate(hosts):
         src = topo_mod.host_address(h)
         batch = "".join(f"route add {dst}/32 via {via} dev {dev} src {src}\n"
@@ -792,6 +824,9 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--rate", default="100mbit", help="link rate per direction (tc units), default 100mbit")
     c.add_argument("--delay", default="0", help="added one-way delay per link (needs netem), e.g. 50us")
     c.add_argument("--qdisc", default="htb", choices=("htb", "tbf"), help="rate limiter (default htb)")
+    c.add_argument("--gso", default="auto", choices=("auto", "on", "off"),
+                   help="64 KiB offload packets on the links (auto: off below 500mbit)")
+    c.add_argument("--burst", default="auto", help="token bucket as a time at the link rate (auto: 1ms)")
     d = sub.add_parser("destroy", help="remove a cluster (idempotent)")
     d.add_argument("name", nargs="?")
     d.add_argument("--all", action="store_true", help="every vcluster cluster and leftover")
@@ -844,7 +879,7 @@ def _dispatch(args: argparse.Namespace, program: list[str]) -> int:
         if len(args.topology) > 2:
             raise ValueError(f"--topology: expected KIND [SHAPE], got {' '.join(args.topology)!r}")
         topo = topo_mod.parse_topology(kind, shape, args.hosts)
-        state = create(args.name, topo, args.rate, args.delay, args.qdisc)
+        state = create(args.name, topo, args.rate, args.delay, args.qdisc, args.gso, args.burst)
         print(f"created {state['name']}: {state['topology']}, {len(state['hosts'])} hosts "
               f"({state['hosts'][0]} .. {state['hosts'][-1]}), rate {state['rate']}, "
               f"delay {state['delay']}{'' if state['delay_applied'] or state['delay'] == '0' else ' (NOT applied)'}")
