@@ -41,10 +41,23 @@ def cluster(name: str, topology: Sequence[str], rate: str, hosts: int | None = N
 
 
 def run_mpi(state: dict, program: Sequence[str], hosts: Sequence[int] | None = None, k: int = 1,
-            mpi: str = "openmpi", timeout: float = 300.0) -> int:
-    """Run one MPI job on the cluster (rank r on host ``hosts[r // k]``); returns its exit status."""
+            mpi: str = "openmpi", timeout: float = 300.0, log: Path | None = None) -> int:
+    """Run one MPI job on the cluster (rank r on host ``hosts[r // k]``); returns its exit status.
+
+    With ``log`` the job's output is appended to that file instead of the terminal (a failed
+    job's last lines are printed).
+    """
     cmd, env = vcluster.mpirun_command(state, list(program), k=k, mpi=mpi, order=hosts)
-    return vcluster.run_job(cmd, env, timeout, state["hosts"])
+    if log is None:
+        return vcluster.run_job(cmd, env, timeout, state["hosts"])
+    with open(log, "a") as f:
+        f.write(f"\n$ {' '.join(program)}\n")
+        f.flush()
+        rc = vcluster.run_job(cmd, env, timeout, state["hosts"], output=f)
+    if rc != 0:
+        tail = Path(log).read_text().splitlines()[-15:]
+        print("\n".join(["# job output (last lines):"] + tail), file=sys.stderr)
+    return rc
 
 
 def import_volfft():

@@ -613,14 +613,17 @@ def mpirun_command(state: dict, program: list[str], k: int = 1, mpi: str = "open
     return cmd, mpi_env(mpi, state, k, shm)
 
 
-def run_job(cmd: list[str], env: dict[str, str], timeout: float | None, namespaces: list[str]) -> int:
+def run_job(cmd: list[str], env: dict[str, str], timeout: float | None, namespaces: list[str],
+            output=None) -> int:
     """Run an MPI launcher; on timeout stop it and every process left in ``namespaces``.
 
+    ``output``: a file to receive the job's stdout and stderr (default: this process's).
     Returns the launcher's exit status, or 124 after a timeout (like coreutils ``timeout``).
     """
     if VERBOSE:
         print("+", shlex.join(cmd), file=sys.stderr)
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=output,
+                            stderr=subprocess.STDOUT if output is not None else None)
     try:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
