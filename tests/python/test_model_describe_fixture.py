@@ -11,7 +11,8 @@ written from the contract in docs/model.md:
   sharing j) makes axis 0 whole and distributes axis 1 over p0;
 * slab (p1 == 1) and 2-D: one exchange (named "column", as the library names it) that makes
   axis 0 whole and distributes axis 1 over p0;
-* message bytes = product of overlapping extents x element_bytes (r2c: n2//2 + 1 complex).
+* message bytes = product of overlapping extents x element_bytes (r2c: n2//2 + 1 complex);
+* like the library, exchanges inside groups of one rank are left out.
 
 The tests at the bottom check the fixture's own bookkeeping (conservation of data).
 """
@@ -90,6 +91,8 @@ def describe(shape, grid=(1, 1), kind="c2c", element_bytes=16, dtype=None):
                 {"axis": 1, "length": shape[1], "count_per_rank": b0.copy(), "kind": kind},
                 {"axis": 0, "length": n0, "count_per_rank": c1.copy(), "kind": "c2c"},
             ]
+    # Like the library, leave out exchanges inside groups of one rank (they move nothing).
+    exchanges = [ex for ex in exchanges if len(ex["messages"])]
     return {"shape": shape, "kind": kind, "element_bytes": element_bytes, "grid": (p0, p1),
             "exchanges": exchanges, "stages": stages}
 
