@@ -23,6 +23,8 @@ enum class Engine {
   p2p,        ///< pack, MPI_Irecv/MPI_Isend pairs (persistent requests), unpack
   pipelined,  ///< FFTs of chunks of planes overlapped with their non-blocking exchanges
   persistent, ///< MPI-4 persistent MPI_Alltoallv_init, set up once per plan (where available)
+  node,       ///< two-level: ranks sharing a node read each other's stage arrays directly from
+              ///< an MPI-3 shared-memory window (one strided copy); other nodes through MPI
 };
 
 /// Memory order of the forward output (x-pencils).
@@ -33,6 +35,11 @@ enum class Layout {
 
 /// FFTW planner effort for the 1-D transforms.
 enum class Effort { estimate, measure, patient };
+
+/// The 1-D FFT library behind the batches. ducc0 is available when volfft was built with it
+/// (see have_backend); automatic times both on the planning arrays, per batch, and keeps the
+/// faster one.
+enum class Backend { automatic, fftw, ducc0 };
 
 struct Options {
   /// Process grid p0 x p1 of the communicator's ranks. {0, 0} = choose automatically.
@@ -48,6 +55,14 @@ struct Options {
   bool pipeline_p2p = false;
   Layout layout = Layout::transposed;
   Effort effort = Effort::measure;
+  Backend backend = Backend::fftw;
+  /// Threads per rank for the FFT batches and the pack/unpack copies (>= 1). One rank per
+  /// node or socket with several threads is a supported configuration.
+  int threads = 1;
+  /// Engine node: pretend nodes of this many consecutive MPI_COMM_WORLD ranks (intersected
+  /// with the real shared-memory nodes), so that one machine exercises both the shared-memory
+  /// and the MPI path. 0 = the real nodes (MPI_COMM_TYPE_SHARED).
+  int ranks_per_node = 0;
   /// Multiply backward() results by 1/N (N = product of the global shape), as numpy's
   /// default norm="backward" does. forward() is never scaled.
   bool scale_backward = true;
@@ -60,6 +75,12 @@ struct Options {
   /// Collective; every coordinate must appear exactly once. Exclusive with rank_order.
   std::string map_file;
   std::vector<int> coordinate;
+  /// Autotuning (Effort::measure or patient, with grid and/or engine automatic): the planner
+  /// times the candidates and keeps the fastest, the same on every rank. `wisdom_file` (or the
+  /// environment variable VOLFFT_WISDOM) is a JSON file of earlier choices, read before
+  /// measuring and updated after; `verbose` prints the candidate table on rank 0.
+  std::string wisdom_file;
+  bool verbose = false;
   /// Optional user-owned workspace; nullptr = the plan allocates its own. When given it must
   /// hold at least Plan::workspace_bytes() for the same shape/kind/options (query with
   /// Plan::required_workspace_bytes before creating the plan) and outlive the plan.
@@ -72,6 +93,7 @@ const char* to_string(Precision);
 const char* to_string(Engine);
 const char* to_string(Layout);
 const char* to_string(Effort);
+const char* to_string(Backend);
 /// Parse the names printed by to_string ("auto" for Engine::automatic). Throws
 /// std::invalid_argument naming the argument and the accepted values.
 Kind parse_kind(const std::string&);
@@ -79,5 +101,8 @@ Precision parse_precision(const std::string&);
 Engine parse_engine(const std::string&);
 Layout parse_layout(const std::string&);
 Effort parse_effort(const std::string&);
+Backend parse_backend(const std::string&);
+/// Whether this build of volfft includes the given backend (ducc0 is optional).
+bool have_backend(Backend);
 
 }  // namespace volfft

@@ -100,10 +100,15 @@ class Plan {
   std::int64_t output_count() const;
   /// Bytes of workspace this rank uses (owned by the plan unless Options::workspace).
   std::size_t workspace_bytes() const;
+  /// Planes per chunk of the pipelined engine as given (-1 automatic).
+  int planes() const;
   /// Ranks (in comm()) of the members of this rank's grid row (ranks sharing i, in order of j)
   /// and grid column (sharing j, in order of i), read from the communicators the plan built.
   std::vector<int> row_members() const;
   std::vector<int> column_members() const;
+  /// What the autotuner did: the candidate table, or where the choice came from ("" when the
+  /// plan was not tuned).
+  const std::string& tuning_report() const;
   /// The rank order in use: rank_order()[g] = rank of comm() at virtual grid position g.
   std::vector<int> rank_order() const;
   /// The full description (every rank's boxes and every message).

@@ -1,6 +1,9 @@
-// Batched 1-D / multi-dimensional FFTs on strided 3-D arrays: the backend interface. The only
-// backend so far is FFTW (fftw_batch.cpp, the one file that includes fftw3.h).
+// Batched 1-D / multi-dimensional FFTs on strided 3-D arrays: the backend interface. Backends:
+// FFTW (fftw_batch.cpp, the one file that includes fftw3.h) and, when built with it, ducc0
+// (ducc_batch.cpp, the one file that includes ducc0's headers).
 #pragma once
+
+#include <mpi.h>
 
 #include <array>
 #include <cstdint>
@@ -35,16 +38,24 @@ class FftBatch {
 };
 
 /// Plan a batch with the backend the options select (backend/select.cpp). The executor calls
-/// only this.
+/// only this. Backend::automatic times every available backend on the planning arrays and
+/// keeps the fastest; with `agree` (a communicator every rank of which makes the same sequence
+/// of make_batch calls) the timings are summed over its ranks first, so all choose alike.
 std::unique_ptr<FftBatch> make_batch(const Options& options, Precision precision,
                                      const BatchGeometry& geometry, void* plan_in, void* plan_out,
-                                     bool unaligned_fallback);
+                                     bool unaligned_fallback, MPI_Comm agree = MPI_COMM_NULL);
 
-/// Plan a batch with FFTW. `plan_in`/`plan_out` are arrays of the right size used (and
-/// overwritten) while planning; `unaligned_fallback` adds the second plan for user arrays.
+/// Plan a batch with FFTW, its planner using `threads` threads. `plan_in`/`plan_out` are arrays
+/// of the right size used (and overwritten) while planning; `unaligned_fallback` adds the
+/// second plan for user arrays.
 std::unique_ptr<FftBatch> make_fftw_batch(Precision precision, const BatchGeometry& geometry,
-                                          Effort effort, void* plan_in, void* plan_out,
-                                          bool unaligned_fallback);
+                                          Effort effort, int threads, void* plan_in,
+                                          void* plan_out, bool unaligned_fallback);
+
+/// Plan a batch with ducc0 (only in builds with VOLFFT_HAVE_DUCC0; ducc0 needs no planning
+/// arrays and no alignment).
+std::unique_ptr<FftBatch> make_ducc_batch(Precision precision, const BatchGeometry& geometry,
+                                          int threads);
 
 /// "FFTW 3.3.10"
 const char* fftw_version();

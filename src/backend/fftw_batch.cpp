@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -41,6 +42,9 @@ struct DoubleApi {
   }
   static int alignment_of(const void* p) { return fftw_alignment_of((real*)p); }
   static void destroy(plan p) { fftw_destroy_plan(p); }
+  static void init_threads() { fftw_init_threads(); }
+  static int planner_threads() { return fftw_planner_nthreads(); }
+  static void plan_with_threads(int n) { fftw_plan_with_nthreads(n); }
 };
 
 struct FloatApi {
@@ -73,6 +77,28 @@ struct FloatApi {
   }
   static int alignment_of(const void* p) { return fftwf_alignment_of((real*)p); }
   static void destroy(plan p) { fftwf_destroy_plan(p); }
+  static void init_threads() { fftwf_init_threads(); }
+  static int planner_threads() { return fftwf_planner_nthreads(); }
+  static void plan_with_threads(int n) { fftwf_plan_with_nthreads(n); }
+};
+
+// FFTW's thread count is planner state shared by the whole process (the application may plan
+// with FFTW itself): set it for our plans and put back what was there.
+template <class Api>
+class PlannerThreads {
+ public:
+  explicit PlannerThreads(int threads) {
+    static std::once_flag initialised;
+    std::call_once(initialised, [] { Api::init_threads(); });
+    previous_ = Api::planner_threads();
+    Api::plan_with_threads(threads);
+  }
+  ~PlannerThreads() { Api::plan_with_threads(previous_); }
+  PlannerThreads(const PlannerThreads&) = delete;
+  PlannerThreads& operator=(const PlannerThreads&) = delete;
+
+ private:
+  int previous_ = 1;
 };
 
 unsigned effort_flags(Effort e) {
@@ -87,7 +113,8 @@ unsigned effort_flags(Effort e) {
 template <class Api>
 class FftwBatch final : public FftBatch {
  public:
-  FftwBatch(const BatchGeometry& g, Effort effort, void* plan_in, void* plan_out, bool fallback)
+  FftwBatch(const BatchGeometry& g, Effort effort, int threads, void* plan_in, void* plan_out,
+            bool fallback)
       : transform_(g.transform),
         in_alignment_(Api::alignment_of(plan_in)),
         out_alignment_(Api::alignment_of(plan_out)) {
@@ -117,6 +144,7 @@ class FftwBatch final : public FftBatch {
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
     const unsigned flags = effort_flags(effort);
+    PlannerThreads<Api> planner(threads);
     primary_ = make(g, dims, loops, plan_in, plan_out, flags);
     if (fallback) unaligned_ = make(g, dims, loops, plan_in, plan_out, flags | FFTW_UNALIGNED);
   }
@@ -166,12 +194,12 @@ class FftwBatch final : public FftBatch {
 }  // namespace
 
 std::unique_ptr<FftBatch> make_fftw_batch(Precision precision, const BatchGeometry& geometry,
-                                          Effort effort, void* plan_in, void* plan_out,
-                                          bool unaligned_fallback) {
+                                          Effort effort, int threads, void* plan_in,
+                                          void* plan_out, bool unaligned_fallback) {
   if (precision == Precision::float64)
-    return std::make_unique<FftwBatch<DoubleApi>>(geometry, effort, plan_in, plan_out,
+    return std::make_unique<FftwBatch<DoubleApi>>(geometry, effort, threads, plan_in, plan_out,
                                                   unaligned_fallback);
-  return std::make_unique<FftwBatch<FloatApi>>(geometry, effort, plan_in, plan_out,
+  return std::make_unique<FftwBatch<FloatApi>>(geometry, effort, threads, plan_in, plan_out,
                                                unaligned_fallback);
 }
 

@@ -6,6 +6,10 @@
 namespace volfft::comm {
 namespace {
 
+// Below this many elements a copy runs on the calling thread alone (32 Ki elements, 0.5 MiB of
+// complex doubles: starting a parallel region costs a few microseconds).
+constexpr Index kParallelElements = Index(1) << 15;
+
 // Tile edge for transposes: 16 x 16 complex doubles = 4 KiB per side, both sides in L1.
 template <class T>
 constexpr Index tile_edge() {
@@ -31,8 +35,11 @@ inline void copy_row(const T* src, Index src_stride, T* dst, Index n,
 template <class T>
 void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
               const std::array<Index, 3>& ds, const std::array<Index, 3>& e,
-              typename T::value_type scale) {
+              typename T::value_type scale, int threads) {
   if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) return;
+  // Threads only pay for themselves on boxes that take longer than starting them.
+  const bool parallel = threads > 1 && e[0] * e[1] * e[2] >= kParallelElements;
+  (void)parallel;
   // Axes of the destination from slowest to fastest (ignoring extent-1 axes' strides).
   std::array<int, 3> ax{0, 1, 2};
   std::sort(ax.begin(), ax.end(), [&](int a, int b) {
@@ -44,34 +51,44 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
   for (int a = 0; a < 3; ++a)
     if (e[a] > 1 && (e[fs] <= 1 || ss[a] < ss[fs])) fs = a;
   if (fs == fd || e[fs] <= 1 || ss[fd] == 1) {
-    // Stream rows along the destination's fastest axis.
+    // Stream rows along the destination's fastest axis; the two outer axes are one loop so
+    // that threads get even shares whichever of them is short.
     const int a0 = ax[0], a1 = ax[1];
-    for (Index x0 = 0; x0 < e[a0]; ++x0)
-      for (Index x1 = 0; x1 < e[a1]; ++x1)
-        copy_row(src + x0 * ss[a0] + x1 * ss[a1], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1], e[fd],
-                 scale);
+    const Index rows = e[a0] * e[a1], n1 = e[a1];
+#if defined(VOLFFT_HAVE_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#endif
+    for (Index r = 0; r < rows; ++r) {
+      const Index x0 = r / n1, x1 = r % n1;
+      copy_row(src + x0 * ss[a0] + x1 * ss[a1], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1], e[fd],
+               scale);
+    }
     return;
   }
   // Transpose between fs (contiguous in src) and fd (contiguous in dst), the third axis outside.
+  // One loop over (third-axis index, strip of B source rows): each strip is a row of tiles.
   const int t = 3 - fs - fd;
   constexpr Index B = tile_edge<T>();
   const Index n_s = e[fs], n_d = e[fd];
   const Index src_d = ss[fd], src_s = ss[fs], dst_s = ds[fs], dst_d = ds[fd];
-  for (Index xt = 0; xt < e[t]; ++xt) {
+  const Index strips = (n_s + B - 1) / B, work = e[t] * strips;
+#if defined(VOLFFT_HAVE_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#endif
+  for (Index k = 0; k < work; ++k) {
+    const Index xt = k / strips, s0 = (k % strips) * B;
     const T* s_t = src + xt * ss[t];
     T* d_t = dst + xt * ds[t];
-    for (Index s0 = 0; s0 < n_s; s0 += B) {
-      const Index s1 = std::min(n_s, s0 + B);
-      for (Index d0 = 0; d0 < n_d; d0 += B) {
-        const Index d1 = std::min(n_d, d0 + B);
-        for (Index xs = s0; xs < s1; ++xs) {
-          const T* s_row = s_t + xs * src_s;
-          T* d_row = d_t + xs * dst_s;
-          if (scale == typename T::value_type(1)) {
-            for (Index xd = d0; xd < d1; ++xd) d_row[xd * dst_d] = s_row[xd * src_d];
-          } else {
-            for (Index xd = d0; xd < d1; ++xd) d_row[xd * dst_d] = s_row[xd * src_d] * scale;
-          }
+    const Index s1 = std::min(n_s, s0 + B);
+    for (Index d0 = 0; d0 < n_d; d0 += B) {
+      const Index d1 = std::min(n_d, d0 + B);
+      for (Index xs = s0; xs < s1; ++xs) {
+        const T* s_row = s_t + xs * src_s;
+        T* d_row = d_t + xs * dst_s;
+        if (scale == typename T::value_type(1)) {
+          for (Index xd = d0; xd < d1; ++xd) d_row[xd * dst_d] = s_row[xd * src_d];
+        } else {
+          for (Index xd = d0; xd < d1; ++xd) d_row[xd * dst_d] = s_row[xd * src_d] * scale;
         }
       }
     }
@@ -81,10 +98,10 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
 template void copy_box<std::complex<double>>(const std::complex<double>*,
                                              const std::array<Index, 3>&, std::complex<double>*,
                                              const std::array<Index, 3>&,
-                                             const std::array<Index, 3>&, double);
+                                             const std::array<Index, 3>&, double, int);
 template void copy_box<std::complex<float>>(const std::complex<float>*,
                                             const std::array<Index, 3>&, std::complex<float>*,
                                             const std::array<Index, 3>&,
-                                            const std::array<Index, 3>&, float);
+                                            const std::array<Index, 3>&, float, int);
 
 }  // namespace volfft::comm

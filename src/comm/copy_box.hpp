@@ -13,21 +13,22 @@ using Index = std::int64_t;
 /// dst[x] = scale * src[x] for every index x of a box of extents `extent`, where element x sits
 /// at sum_a x_a * stride[a] in each array. When the fastest axes of source and destination
 /// differ the copy is a tiled transpose (tiles stay in L1), otherwise rows are streamed.
-/// The arrays must not overlap.
+/// The arrays must not overlap. `threads` > 1 splits the outer loop over that many threads
+/// (OpenMP, when volfft was built with it) once the box is large enough to pay for them.
 template <class T>
 void copy_box(const T* src, const std::array<Index, 3>& src_strides, T* dst,
               const std::array<Index, 3>& dst_strides, const std::array<Index, 3>& extent,
-              typename T::value_type scale);
+              typename T::value_type scale, int threads = 1);
 
 extern template void copy_box<std::complex<double>>(const std::complex<double>*,
                                                     const std::array<Index, 3>&,
                                                     std::complex<double>*,
                                                     const std::array<Index, 3>&,
-                                                    const std::array<Index, 3>&, double);
+                                                    const std::array<Index, 3>&, double, int);
 extern template void copy_box<std::complex<float>>(const std::complex<float>*,
                                                    const std::array<Index, 3>&,
                                                    std::complex<float>*,
                                                    const std::array<Index, 3>&,
-                                                   const std::array<Index, 3>&, float);
+                                                   const std::array<Index, 3>&, float, int);
 
 }  // namespace volfft::comm

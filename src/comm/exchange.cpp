@@ -42,6 +42,8 @@ template <class T>
 std::unique_ptr<Exchange> make_alltoallw(const Transfer&, MPI_Comm, void*, void*);
 template <class T>
 std::unique_ptr<Exchange> make_p2p(const Transfer&, MPI_Comm, void*, void*);
+template <class T>
+std::unique_ptr<Exchange> make_node(const Transfer&, MPI_Comm, void*, void*);
 
 template <class T>
 std::unique_ptr<Exchange> make_typed(Engine engine, const Transfer& t, MPI_Comm group, void* src,
@@ -52,6 +54,7 @@ std::unique_ptr<Exchange> make_typed(Engine engine, const Transfer& t, MPI_Comm 
     case Engine::alltoall: return make_alltoall<T>(t, group, src, send);
     case Engine::alltoallw: return make_alltoallw<T>(t, group, src, send);
     case Engine::p2p: return make_p2p<T>(t, group, src, send);
+    case Engine::node: return make_node<T>(t, group, src, send);
     case Engine::pipelined:  // built by the plan layer (plan/pipeline.cpp), not here
     case Engine::automatic: break;
   }

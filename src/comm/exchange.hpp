@@ -44,6 +44,8 @@ struct Transfer {
   std::vector<Box> member_from, member_to;  // per member: its arrays before and after
   int member = 0;
   core::Index max_block = 0;
+  int threads = 1;  // threads per rank for the pack/unpack copies (Options::threads)
+  int ranks_per_node = 0;  // engine node: pretend node size (Options::ranks_per_node)
   int size() const { return static_cast<int>(send.size()); }
 };
 

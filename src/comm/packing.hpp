@@ -50,15 +50,17 @@ class Packer {
   // The same for any sub-box `b` of a block (the pipelined engine moves blocks in chunks).
   void pack_part(const T* src, const Box& b, T* packed) const {
     copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, packed,
-             core::strides_of(b, t_.from_order), extents(b), real(1));
+             core::strides_of(b, t_.from_order), extents(b), real(1), t_.threads);
   }
   void unpack_part(const T* packed, const Box& b, T* dst, real scale) const {
     copy_box(packed, core::strides_of(b, t_.from_order),
-             dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale);
+             dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale,
+             t_.threads);
   }
   void copy_own_part(const T* src, const Box& b, T* dst, real scale) const {
     copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_,
-             dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale);
+             dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale,
+             t_.threads);
   }
 
   static std::array<core::Index, 3> extents(const Box& b) {

@@ -23,13 +23,16 @@ const Kind kKinds[] = {Kind::c2c, Kind::r2c};
 const char* const kPrecisionNames[] = {"double", "float"};
 const Precision kPrecisions[] = {Precision::float64, Precision::float32};
 const char* const kEngineNames[] = {"auto", "alltoallv", "alltoall", "alltoallw", "p2p",
-                                   "pipelined", "persistent"};
+                                   "pipelined", "persistent", "node"};
 const Engine kEngines[] = {Engine::automatic, Engine::alltoallv, Engine::alltoall,
-                           Engine::alltoallw, Engine::p2p, Engine::pipelined, Engine::persistent};
+                           Engine::alltoallw, Engine::p2p, Engine::pipelined, Engine::persistent,
+                           Engine::node};
 const char* const kLayoutNames[] = {"transposed", "natural"};
 const Layout kLayouts[] = {Layout::transposed, Layout::natural};
 const char* const kEffortNames[] = {"estimate", "measure", "patient"};
 const Effort kEfforts[] = {Effort::estimate, Effort::measure, Effort::patient};
+const char* const kBackendNames[] = {"auto", "fftw", "ducc0"};
+const Backend kBackends[] = {Backend::automatic, Backend::fftw, Backend::ducc0};
 
 }  // namespace
 
@@ -38,6 +41,7 @@ const char* to_string(Precision v) { return kPrecisionNames[static_cast<int>(v)]
 const char* to_string(Engine v) { return kEngineNames[static_cast<int>(v)]; }
 const char* to_string(Layout v) { return kLayoutNames[static_cast<int>(v)]; }
 const char* to_string(Effort v) { return kEffortNames[static_cast<int>(v)]; }
+const char* to_string(Backend v) { return kBackendNames[static_cast<int>(v)]; }
 
 Kind parse_kind(const std::string& s) { return parse_name(s, "kind", kKindNames, kKinds); }
 Precision parse_precision(const std::string& s) {
@@ -53,6 +57,9 @@ Layout parse_layout(const std::string& s) {
 }
 Effort parse_effort(const std::string& s) {
   return parse_name(s, "effort", kEffortNames, kEfforts);
+}
+Backend parse_backend(const std::string& s) {
+  return parse_name(s, "backend", kBackendNames, kBackends);
 }
 
 }  // namespace volfft

@@ -16,8 +16,10 @@
 
 #include "comm/exchange.hpp"
 #include "comm/packing.hpp"
+#include "comm/shared_window.hpp"
 #include "core/blueprint.hpp"
 #include "plan/agreement.hpp"
+#include "plan/autotune.hpp"
 #include "plan/pipeline.hpp"
 #include "plan/placement.hpp"
 #include "plan/stage_ops.hpp"
@@ -84,9 +86,11 @@ class Plan::Impl {
   PlanDescription description;
   std::vector<Index> user_shape;
   std::vector<int> rank_order;  // rank of comm at each virtual position
+  std::string tuning_report;
   Options options;              // as given (after a map file became a rank order)
   Program fwd, bwd;
   std::unique_ptr<unsigned char[]> owned;
+  std::unique_ptr<comm::SharedWorkspace> shared;  // engine node: buffers partners can read
   std::array<void*, 4> w{nullptr, nullptr, nullptr, nullptr};
   double scale = 1.0;
   bool scale_in_exchange = false;
@@ -188,8 +192,15 @@ Plan::Impl::~Impl() {
 void Plan::Impl::allocate(const Options& options) {
   const std::size_t bytes = static_cast<std::size_t>(bp.buffer_elements * bp.complex_bytes);
   unsigned char* base = nullptr;
+  // Engine node: the buffers go into a shared window over the node's ranks (collective, so
+  // every rank takes part, with 0 bytes when it brings its own workspace).
+  if (bp.engine == Engine::node && bp.buffer_count > 0)
+    shared = std::make_unique<comm::SharedWorkspace>(
+        comm, options.ranks_per_node, options.workspace ? 0 : bp.workspace_bytes());
   if (options.workspace) {
     base = static_cast<unsigned char*>(options.workspace);
+  } else if (shared) {
+    base = static_cast<unsigned char*>(shared->data());
   } else if (bp.buffer_count > 0) {
     owned.reset(new unsigned char[bp.workspace_bytes()]);
     base = owned.get();
@@ -236,7 +247,9 @@ void Plan::Impl::build(bool forward) {
       const std::size_t k = forward ? q : E - 1 - q;  // index into bp.exchanges
       const auto& g = bp.exchanges[k];
       MPI_Comm group = g.name == "row" ? row : column;
-      const auto transfer = comm::transfer_of(g, !forward);
+      auto transfer = comm::transfer_of(g, !forward);
+      transfer.threads = options.threads;
+      transfer.ranks_per_node = options.ranks_per_node;
       void* src = array_at(forward, pos.stage, nullptr);
       const std::string suffix = "_" + g.name;
       if (!pipelined) {
@@ -383,8 +396,18 @@ void Plan::Impl::check_types(bool forward, bool real_side) const {
 // ---------------------------------------------------------------------------------------------
 
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-           const Options& options)
-    : impl_(std::make_unique<Impl>(comm, shape, kind, precision, options)) {}
+           const Options& options) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::string report;
+  // wants_tuning reads only arguments every rank must pass alike; if they differ, the
+  // candidates' own argument check fails on every rank with the same message.
+  const Options chosen = plan::wants_tuning(size, options)
+                             ? plan::tune(comm, shape, kind, precision, options, report)
+                             : options;
+  impl_ = std::make_unique<Impl>(comm, shape, kind, precision, chosen);
+  impl_->tuning_report = report;
+}
 Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
@@ -433,6 +456,8 @@ MPI_Comm Plan::comm() const { return impl_->comm; }
 std::vector<int> Plan::row_members() const { return plan::members_in(impl_->comm, impl_->row); }
 std::vector<int> Plan::column_members() const { return plan::members_in(impl_->comm, impl_->column); }
 std::vector<int> Plan::rank_order() const { return impl_->rank_order; }
+const std::string& Plan::tuning_report() const { return impl_->tuning_report; }
+int Plan::planes() const { return impl_->options.planes; }
 
 void Plan::forward(const std::complex<double>* in, std::complex<double>* out) {
   impl_->check_types(true, false);

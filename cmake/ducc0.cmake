@@ -1,0 +1,35 @@
+# Optional ducc0 FFT backend (Options::backend = ducc0 or auto). ducc0's FFT headers and the
+# three small sources they need are vendored in third_party/ducc0 (see its README: taken from
+# the ducc0 0.42.0 sdist on PyPI, every file dual-licensed BSD-3-Clause OR GPL-2.0-or-later).
+# Without them, or with -DVOLFFT_DUCC0=OFF, volfft builds with FFTW alone.
+# Included from the top-level CMakeLists.txt after the volfft target exists.
+option(VOLFFT_DUCC0 "Build the ducc0 FFT backend from third_party/ducc0" ON)
+set(VOLFFT_DUCC0_DIR "${CMAKE_CURRENT_SOURCE_DIR}/third_party/ducc0/src" CACHE PATH
+    "Directory holding ducc0/fft/fft.h (the ducc0 sdist's src/)")
+# ducc0 vectorises across transforms with the SIMD width the compiler targets: -march=native
+# (or e.g. x86-64-v3) is worth 10-30% on AVX2/AVX-512 machines; empty = the compiler default.
+set(VOLFFT_DUCC0_ARCH "" CACHE STRING "-march value for the ducc0 sources (empty: default)")
+
+set(VOLFFT_HAVE_DUCC0 OFF)
+if(VOLFFT_DUCC0 AND EXISTS "${VOLFFT_DUCC0_DIR}/ducc0/fft/fftnd_impl.h")
+  set(VOLFFT_HAVE_DUCC0 ON)
+  set(_ducc0_sources
+      ${CMAKE_CURRENT_SOURCE_DIR}/src/backend/ducc_batch.cpp
+      ${VOLFFT_DUCC0_DIR}/ducc0/infra/threading.cc
+      ${VOLFFT_DUCC0_DIR}/ducc0/infra/mav.cc
+      ${VOLFFT_DUCC0_DIR}/ducc0/infra/string_utils.cc)
+  target_sources(volfft PRIVATE ${_ducc0_sources})
+  target_include_directories(volfft SYSTEM PRIVATE ${VOLFFT_DUCC0_DIR})
+  target_compile_definitions(volfft PRIVATE VOLFFT_HAVE_DUCC0)
+  # Third-party code: no -Wall -Wextra noise from it.
+  set_source_files_properties(${VOLFFT_DUCC0_DIR}/ducc0/infra/threading.cc
+                              ${VOLFFT_DUCC0_DIR}/ducc0/infra/mav.cc
+                              ${VOLFFT_DUCC0_DIR}/ducc0/infra/string_utils.cc
+                              PROPERTIES COMPILE_OPTIONS "-w")
+  if(VOLFFT_DUCC0_ARCH)
+    set_property(SOURCE ${_ducc0_sources} APPEND PROPERTY COMPILE_OPTIONS "-march=${VOLFFT_DUCC0_ARCH}")
+  endif()
+  message(STATUS "volfft: ducc0 backend from ${VOLFFT_DUCC0_DIR}")
+else()
+  message(STATUS "volfft: no ducc0 backend (FFTW only)")
+endif()

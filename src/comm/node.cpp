@@ -1,0 +1,232 @@
+// Engine "node" (two-level exchange). Members of the group that share a node read each other's
+// blocks straight out of the partner's stage array, which lies in an MPI-3 shared-memory window
+// (the plan allocates its buffers there, see comm/shared_window.hpp): one strided copy does the
+// pack, the transfer and the unpack. Members on other nodes exchange packed blocks with
+// persistent MPI_Send_init/MPI_Recv_init pairs, started before the shared-memory copies so that
+// both proceed together.
+//
+// Synchronisation (MPI-3 unified memory model, windows held in MPI_Win_lock_all): loads from a
+// partner's array happen between two "MPI_Win_sync; MPI_Barrier(node); MPI_Win_sync" fences.
+// The first makes every partner's stores to its source array (its FFT stage) visible; the second
+// keeps every partner from overwriting its array (next stage, next call, MPI receives) while
+// another rank still reads it. Because of the second fence, this engine may receive MPI blocks
+// into its source array only after it (or into spare room of the send area before it).
+//
+// When a source array is not in a shared window (a user-supplied workspace, or buffers not made
+// by a plan), the members of that node fall back to a window of their own and copy their source
+// array into it first: correct, one copy more.
+#include <algorithm>
+#include <cstring>
+
+#include "comm/packing.hpp"
+#include "comm/shared_window.hpp"
+
+namespace volfft::comm {
+namespace {
+
+using core::Index;
+
+template <class T>
+class NodeExchange final : public Exchange {
+ public:
+  NodeExchange(const Transfer& t, MPI_Comm group, void* src, void* send)
+      : packer_(t), src_(static_cast<T*>(src)), send_(static_cast<T*>(send)) {
+    node_ = split_by_node(group, t.ranks_per_node);
+    int node_rank = 0;
+    MPI_Comm_size(node_, &node_size_);
+    MPI_Comm_rank(node_, &node_rank);
+
+    // Who shares this node, and does every one of them hold its source array in the same
+    // shared window? Fields: member, in window, window id, rank in window, byte offset.
+    constexpr int F = 5;
+    SharedLocation here;
+    const bool in_window = node_size_ > 1 && src_ != nullptr && find_shared(src_, here);
+    const long long mine[F] = {t.member, in_window ? 1 : 0, in_window ? here.id : -1, here.rank,
+                               static_cast<long long>(here.offset)};
+    std::vector<long long> all(static_cast<std::size_t>(F) * node_size_);
+    check_mpi(MPI_Allgather(mine, F, MPI_LONG_LONG, all.data(), F, MPI_LONG_LONG, node_),
+              "MPI_Allgather");
+    bool direct = node_size_ > 1;
+    for (int q = 0; q < node_size_; ++q)
+      direct = direct && all[q * F + 1] == 1 && all[q * F + 2] == all[2];
+    std::vector<bool> on_node(t.size(), false);
+    for (int q = 0; q < node_size_; ++q) on_node[all[q * F]] = true;
+    if (node_size_ > 1) {
+      if (direct) {
+        win_ = here.win;
+      } else {
+        make_staging_window(t);
+      }
+      // Where each partner's block for this rank starts, and that partner's strides.
+      for (int q = 0; q < node_size_; ++q) {
+        const int m = static_cast<int>(all[q * F]);
+        if (q == node_rank || t.recv[m].size() == 0) continue;
+        MPI_Aint size = 0;
+        int unit = 0;
+        void* base = nullptr;
+        const int target = direct ? static_cast<int>(all[q * F + 3]) : q;
+        check_mpi(MPI_Win_shared_query(win_, target, &size, &unit, &base), "MPI_Win_shared_query");
+        const T* array = reinterpret_cast<const T*>(static_cast<const unsigned char*>(base) +
+                                                    (direct ? all[q * F + 4] : 0));
+        Peer p;
+        p.member = m;
+        p.strides = core::strides_of(t.member_from[m], t.from_order);
+        p.block = array + core::offset_of(t.recv[m], t.member_from[m], p.strides);
+        peers_.push_back(p);
+      }
+    }
+    set_up_remote(t, group, direct, on_node);
+    if (getenv("NODE_DEBUG")) fprintf(stderr, "node_size %d direct %d staging %d peers %zu rsend %zu rrecv %zu early %d in_send %d\n", node_size_, (int)direct, staging_ != nullptr, peers_.size(), remote_sends_.size(), remote_receives_.size(), (int)receive_early_, (int)(receive_area_ != src_));
+  }
+
+  ~NodeExchange() override {
+    for (auto& q : sends_) MPI_Request_free(&q);
+    for (auto& q : receives_) MPI_Request_free(&q);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    if (staging_window_ != MPI_WIN_NULL) {
+      MPI_Win_unlock_all(staging_window_);
+      MPI_Win_free(&staging_window_);
+    }
+    if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
+  }
+
+  void run(void* dst_void, double scale, ExchangeTimes& times) override {
+    T* dst = static_cast<T*>(dst_void);
+    const Transfer& t = packer_.transfer();
+    const auto s = static_cast<typename T::value_type>(scale);
+    double t0 = now();
+    for (int m : remote_sends_) packer_.pack(src_, m, send_ + send_offsets_[m]);
+    if (staging_)
+      std::memcpy(static_cast<void*>(staging_), static_cast<const void*>(src_),
+                  sizeof(T) * static_cast<std::size_t>(t.from_box.size()));
+    packer_.copy_own(src_, dst, s);
+    double t1 = now();
+    if (receive_early_) start(receives_);
+    start(sends_);
+    if (node_size_ > 1) {
+      fence();  // partners' source arrays are complete
+      const auto to_strides = core::strides_of(t.to_box, t.to_order);
+      for (const Peer& p : peers_) {
+        const Box& b = t.recv[p.member];
+        copy_box(p.block, p.strides, dst + core::offset_of(b, t.to_box, to_strides), to_strides,
+                 Packer<T>::extents(b), s, t.threads);
+      }
+      fence();  // no partner reads this rank's arrays any more
+    }
+    if (!receive_early_) start(receives_);
+    wait(receives_);
+    wait(sends_);
+    double t2 = now();
+    for (int m : remote_receives_) packer_.unpack(receive_area_ + receive_offsets_[m], m, dst, s);
+    double t3 = now();
+    // The shared-memory copies are the transfer: they count as exchange time.
+    times.pack += t1 - t0, times.exchange += t2 - t1, times.unpack += t3 - t2;
+  }
+
+ private:
+  struct Peer {
+    int member = 0;
+    const T* block = nullptr;  // first element of the partner's block for this rank
+    std::array<Index, 3> strides{};
+  };
+
+  void make_staging_window(const Transfer& t) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    void* base = nullptr;
+    const auto bytes = static_cast<MPI_Aint>(sizeof(T) * static_cast<std::size_t>(t.from_box.size()));
+    const int code = MPI_Win_allocate_shared(bytes, 1, info, node_, &base, &staging_window_);
+    MPI_Info_free(&info);
+    check_mpi(code, "MPI_Win_allocate_shared");
+    MPI_Win_set_errhandler(staging_window_, MPI_ERRORS_RETURN);
+    check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, staging_window_), "MPI_Win_lock_all");
+    win_ = staging_window_;
+    staging_ = static_cast<T*>(base);
+  }
+
+  // Persistent sends and receives for the members on other nodes, round robin from the next
+  // member on (as the p2p engine) so that not everyone starts with member 0.
+  void set_up_remote(const Transfer& t, MPI_Comm group, bool direct,
+                     const std::vector<bool>& on_node) {
+    const int p = t.size();
+    send_offsets_.assign(p, 0), receive_offsets_.assign(p, 0);
+    Index sent = 0, received = 0;
+    for (int k = 1; k < p; ++k) {
+      const int to = (t.member + k) % p, from = (t.member - k + p) % p;
+      if (!on_node[to] && t.send[to].size() > 0) {
+        remote_sends_.push_back(to);
+        send_offsets_[to] = sent;
+        sent += t.send[to].size();
+      }
+      if (!on_node[from] && t.recv[from].size() > 0) {
+        remote_receives_.push_back(from);
+        receive_offsets_[from] = received;
+        received += t.recv[from].size();
+      }
+    }
+    // Receive area: the source array once nobody reads it (no partners, or partners read a
+    // staging copy); else spare room in the send area, whose capacity is at least the larger
+    // of the two stage arrays; else the source array after the closing fence.
+    if (!direct) {
+      receive_area_ = src_, receive_early_ = true;
+    } else if (sent + received <= std::max(t.from_box.size(), t.to_box.size())) {
+      receive_area_ = send_ + sent, receive_early_ = true;
+    } else {
+      receive_area_ = src_, receive_early_ = false;
+    }
+    for (int m : remote_sends_) {
+      sends_.emplace_back();
+      check_mpi(MPI_Send_init(send_ + send_offsets_[m], static_cast<int>(t.send[m].size()),
+                              mpi_type_of<T>(), m, 0, group, &sends_.back()),
+                "MPI_Send_init");
+    }
+    for (int m : remote_receives_) {
+      receives_.emplace_back();
+      check_mpi(MPI_Recv_init(receive_area_ + receive_offsets_[m], static_cast<int>(t.recv[m].size()),
+                              mpi_type_of<T>(), m, 0, group, &receives_.back()),
+                "MPI_Recv_init");
+    }
+  }
+
+  void fence() {
+    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+    check_mpi(MPI_Barrier(node_), "MPI_Barrier");
+    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+  }
+  static void start(std::vector<MPI_Request>& r) {
+    if (!r.empty()) check_mpi(MPI_Startall(static_cast<int>(r.size()), r.data()), "MPI_Startall");
+  }
+  static void wait(std::vector<MPI_Request>& r) {
+    if (!r.empty())
+      check_mpi(MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+
+  Packer<T> packer_;
+  T* src_;
+  T* send_;
+  MPI_Comm node_ = MPI_COMM_NULL;  // the group's members on this (pretend) node
+  int node_size_ = 1;
+  MPI_Win win_ = MPI_WIN_NULL;             // window the partners' arrays are read from
+  MPI_Win staging_window_ = MPI_WIN_NULL;  // owned here (fallback only)
+  T* staging_ = nullptr;                   // this rank's segment of it
+  std::vector<Peer> peers_;
+  std::vector<int> remote_sends_, remote_receives_;
+  std::vector<Index> send_offsets_, receive_offsets_;
+  T* receive_area_ = nullptr;
+  bool receive_early_ = true;
+  std::vector<MPI_Request> sends_, receives_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Exchange> make_node(const Transfer& t, MPI_Comm g, void* src, void* send) {
+  return std::make_unique<NodeExchange<T>>(t, g, src, send);
+}
+template std::unique_ptr<Exchange> make_node<std::complex<double>>(const Transfer&, MPI_Comm, void*, void*);
+template std::unique_ptr<Exchange> make_node<std::complex<float>>(const Transfer&, MPI_Comm, void*, void*);
+
+}  // namespace volfft::comm

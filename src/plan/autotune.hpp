@@ -1,0 +1,25 @@
+// The measured planner: with the grid and/or the engine left automatic and a measuring effort,
+// time the candidate configurations and keep the fastest. Every timing is reduced with the
+// maximum over ranks before it is compared, so every rank takes the same choice. Choices are
+// remembered in a wisdom file (JSON) keyed by problem, process count, MPI library and hosts.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "volfft/options.hpp"
+
+namespace volfft::plan {
+
+/// Whether Plan construction tunes for these options.
+bool wants_tuning(int comm_size, const Options& options);
+
+/// Returns `options` with grid, engine and planes fixed to the chosen candidate, and a report.
+/// Collective. Invalid arguments throw the same volfft::Error as Plan would, on every rank.
+Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
+             const Options& options, std::string& report);
+
+}  // namespace volfft::plan

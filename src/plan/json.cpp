@@ -1,0 +1,138 @@
+#include "plan/json.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+namespace volfft::plan {
+namespace {
+
+struct Parser {
+  const std::string& s;
+  std::size_t i = 0;
+
+  [[noreturn]] void fail(const char* what) const {
+    throw std::runtime_error(std::string(what) + " at offset " + std::to_string(i));
+  }
+  void space() {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  }
+  bool eat(char c) {
+    space();
+    if (i < s.size() && s[i] == c) return ++i, true;
+    return false;
+  }
+  Json value(int depth) {
+    if (depth > 64) fail("nesting too deep");
+    space();
+    if (i >= s.size()) fail("unexpected end");
+    const char c = s[i];
+    if (c == '{') {
+      ++i;
+      Json j = Json::dict();
+      if (eat('}')) return j;
+      do {
+        space();
+        if (i >= s.size() || s[i] != '"') fail("expected a string key");
+        std::string key = str();
+        if (!eat(':')) fail("expected ':'");
+        j.object[key] = value(depth + 1);
+      } while (eat(','));
+      if (!eat('}')) fail("expected '}'");
+      return j;
+    }
+    if (c == '[') {
+      ++i;
+      Json j = Json::list();
+      if (eat(']')) return j;
+      do j.array.push_back(value(depth + 1));
+      while (eat(','));
+      if (!eat(']')) fail("expected ']'");
+      return j;
+    }
+    if (c == '"') return Json::of(str());
+    if (s.compare(i, 4, "true") == 0) { i += 4; Json j; j.type = Json::Type::boolean; j.boolean = true; return j; }
+    if (s.compare(i, 5, "false") == 0) { i += 5; Json j; j.type = Json::Type::boolean; return j; }
+    if (s.compare(i, 4, "null") == 0) { i += 4; return Json(); }
+    const char* start = s.c_str() + i;
+    char* end = nullptr;
+    const double v = std::strtod(start, &end);
+    if (end == start) fail("unexpected character");
+    i += static_cast<std::size_t>(end - start);
+    return Json::of(v);
+  }
+  std::string str() {
+    ++i;  // opening quote
+    std::string out;
+    while (i < s.size() && s[i] != '"') {
+      if (s[i] == '\\') {
+        if (++i >= s.size()) fail("bad escape");
+        const char e = s[i];
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e;  // \" \\ \/ and the two above
+      } else {
+        out += s[i];
+      }
+      ++i;
+    }
+    if (i >= s.size()) fail("unterminated string");
+    ++i;
+    return out;
+  }
+};
+
+std::string quote(const std::string& v) {
+  std::string o = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (c == '\n') { o += "\\n"; continue; }
+    o += c;
+  }
+  return o + "\"";
+}
+
+}  // namespace
+
+const Json* Json::get(const std::string& key) const {
+  if (type != Type::object) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &it->second;
+}
+
+std::string Json::dump(int indent) const {
+  const std::string pad(indent + 2, ' '), end(indent, ' ');
+  switch (type) {
+    case Type::null: return "null";
+    case Type::boolean: return boolean ? "true" : "false";
+    case Type::number: {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.10g", number);
+      return b;
+    }
+    case Type::string: return quote(string);
+    case Type::array: {
+      std::string o = "[";
+      for (std::size_t k = 0; k < array.size(); ++k) o += (k ? ", " : "") + array[k].dump(indent + 2);
+      return o + "]";
+    }
+    case Type::object: {
+      std::string o = "{";
+      bool first = true;
+      for (const auto& [k, v] : object) {
+        o += (first ? "\n" : ",\n") + pad + quote(k) + ": " + v.dump(indent + 2);
+        first = false;
+      }
+      return o + (first ? "}" : "\n" + end + "}");
+    }
+  }
+  return "null";
+}
+
+Json parse_json(const std::string& text) {
+  Parser p{text};
+  Json j = p.value(0);
+  p.space();
+  if (p.i != text.size()) p.fail("trailing characters");
+  return j;
+}
+
+}  // namespace volfft::plan

@@ -1,0 +1,102 @@
+// The measured planner: every rank takes the same choice even when their timings differ;
+// a wisdom file is written, reloaded and used without measuring; a corrupt or foreign wisdom
+// file is rejected with a clear message and planning goes on.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "support/mpi_main.hpp"
+#include "volfft/plan.hpp"
+
+using namespace volfft;
+
+namespace {
+
+// All ranks must hold the same (grid, engine, planes).
+void check_same_choice(const Plan& plan, const char* label) {
+  const auto g = plan.grid();
+  int mine[4] = {g[0], g[1], static_cast<int>(plan.engine()), plan.planes()};
+  int lo[4], hi[4];
+  MPI_Allreduce(mine, lo, 4, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, hi, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  for (int k = 0; k < 4; ++k) CHECK_MSG(lo[k] == hi[k], label << ": ranks chose differently (field " << k << ")");
+}
+
+std::string wisdom_path() {
+  // One path for all ranks: rank 0 picks it.
+  char name[256] = {0};
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) std::snprintf(name, sizeof name, "/tmp/volfft-wisdom-test-%d.json", static_cast<int>(getpid()));
+  MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return name;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return volfft_test::run_mpi_test(argc, argv, [](int rank, int size) {
+    Options o;  // grid, engine, planes automatic; effort measure: tunes when size > 1
+    const std::vector<std::int64_t> shape{12, 10, 9};
+
+    // 1. Per-rank noise (up to 50 ms, larger than the differences measured): same choice.
+    setenv("VOLFFT_TUNE_NOISE", "0.05", 1);
+    {
+      Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+      check_same_choice(plan, "noisy timings");
+      if (size > 1) CHECK_MSG(plan.tuning_report().find("<- chosen") != std::string::npos, plan.tuning_report());
+      else CHECK(plan.tuning_report().empty());  // one rank: nothing to choose
+    }
+    unsetenv("VOLFFT_TUNE_NOISE");
+    if (size == 1) return;
+
+    // 2. Wisdom: written after measuring, then used without measuring.
+    const std::string path = wisdom_path();
+    if (rank == 0) std::remove(path.c_str());
+    MPI_Barrier(MPI_COMM_WORLD);
+    o.wisdom_file = path;
+    std::array<int, 2> first_grid{};
+    Engine first_engine{};
+    {
+      Plan plan(MPI_COMM_WORLD, shape, Kind::r2c, Precision::float64, o);
+      CHECK(plan.tuning_report().find("<- chosen") != std::string::npos);
+      first_grid = plan.grid(), first_engine = plan.engine();
+      check_same_choice(plan, "first tuning");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    {
+      std::ifstream f(path);
+      std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      CHECK_MSG(text.find("volfft-wisdom/1") != std::string::npos, "wisdom file not written: " << text);
+    }
+    {
+      Plan plan(MPI_COMM_WORLD, shape, Kind::r2c, Precision::float64, o);
+      CHECK_MSG(plan.tuning_report().find("from wisdom file") != std::string::npos, plan.tuning_report());
+      CHECK(plan.grid() == first_grid);
+      CHECK(plan.engine() == first_engine);
+    }
+    // A different problem in the same file is measured (and added).
+    {
+      Plan plan(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float32, o);
+      CHECK(plan.tuning_report().find("<- chosen") != std::string::npos);
+    }
+
+    // 3. Corrupt and foreign files: rejected with a message; planning goes on; file unchanged.
+    for (const char* content : {"{ this is not json", "{\"schema\": \"someone-else/3\", \"entries\": []}"}) {
+      if (rank == 0) std::ofstream(path) << content;
+      MPI_Barrier(MPI_COMM_WORLD);
+      Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+      CHECK_MSG(plan.tuning_report().find("rejected") != std::string::npos, plan.tuning_report());
+      CHECK(plan.tuning_report().find("<- chosen") != std::string::npos);
+      check_same_choice(plan, "after a rejected file");
+      MPI_Barrier(MPI_COMM_WORLD);
+      std::ifstream f(path);
+      std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      CHECK(text == content);
+      MPI_Barrier(MPI_COMM_WORLD);  // everyone has read before rank 0 writes the next one
+    }
+    if (rank == 0) std::remove(path.c_str());
+  });
+}
