@@ -76,7 +76,6 @@ class NodeExchange final : public Exchange {
       }
     }
     set_up_remote(t, group, direct, on_node);
-    if (getenv("NODE_DEBUG")) fprintf(stderr, "node_size %d direct %d staging %d peers %zu rsend %zu rrecv %zu early %d in_send %d\n", node_size_, (int)direct, staging_ != nullptr, peers_.size(), remote_sends_.size(), remote_receives_.size(), (int)receive_early_, (int)(receive_area_ != src_));
   }
 
   ~NodeExchange() override {

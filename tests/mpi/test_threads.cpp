@@ -1,0 +1,105 @@
+// Threads per rank (Options::threads) and the FFT backends: plans at 1, 2 and 3 threads give
+// the serial reference's numbers and the unthreaded plan's numbers, with every backend of this
+// build and with engines that pack (alltoallv, pipelined) and that copy through shared memory
+// (node). Shapes are large enough that the copies and FFTs really run threaded. Bad thread
+// counts and unavailable backends are refused with a message. Run at np 1, 2, 3 and 4.
+#include <cstdio>
+
+#include "mpi/transform_check.hpp"
+#include "support/mpi_main.hpp"
+
+using namespace volfft;
+using namespace volfft_test;
+
+namespace {
+
+template <class C>
+double relative_difference(MPI_Comm comm, const std::vector<C>& a, const std::vector<C>& b) {
+  double s[2] = {0, 0}, t[2];
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    s[0] += std::norm(std::complex<double>(a[k]) - std::complex<double>(b[k]));
+    s[1] += std::norm(std::complex<double>(b[k]));
+  }
+  MPI_Allreduce(s, t, 2, MPI_DOUBLE, MPI_SUM, comm);
+  return t[1] > 0 ? std::sqrt(t[0] / t[1]) : std::sqrt(t[0]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_mpi_test(argc, argv, [](int rank, int size) {
+    (void)rank;
+    std::vector<Backend> backends = {Backend::fftw, Backend::automatic};
+    if (have_backend(Backend::ducc0)) {
+      backends.push_back(Backend::ducc0);
+    } else if (rank == 0) {
+      std::printf("ducc0 backend not in this build: testing fftw and auto only\n");
+    }
+    struct Shape {
+      std::vector<Index> n;
+      Kind kind;
+    };
+    const std::vector<Shape> shapes = {{{128, 64, 64}, Kind::c2c}, {{96, 40, 70}, Kind::r2c},
+                                       {{512, 384}, Kind::c2c}, {{7, 9, 11}, Kind::r2c}};
+    const std::vector<std::array<int, 2>> grids = {{size, 1}, {0, 0}};
+    int cases = 0;
+    for (Engine engine : {Engine::alltoallv, Engine::node, Engine::pipelined})
+      for (Backend backend : backends)
+        for (const Shape& s : shapes)
+          for (auto g : grids) {
+            if (s.n.size() == 2 && g[0] == 0) continue;  // 2-D: slabs only
+            if (engine == Engine::pipelined && g[0] == 0) continue;  // keep the run short
+            Options o;
+            o.engine = engine;
+            o.backend = backend;
+            o.effort = Effort::estimate;
+            o.grid = g[0] == 0 ? std::array<int, 2>{size >= 4 ? 2 : 1, size >= 4 ? size / 2 : size} : g;
+            const std::string base = shape_text(s.n, s.kind, "double") + " " + to_string(engine) +
+                                     " backend " + to_string(backend);
+            o.threads = 1;
+            const auto serial = check_transform<double>(MPI_COMM_WORLD, s.n, s.kind, o, base + " threads 1");
+            ++cases;
+            for (int threads : {2, 3}) {
+              o.threads = threads;
+              const std::string label = base + " threads " + std::to_string(threads);
+              const auto threaded = check_transform<double>(MPI_COMM_WORLD, s.n, s.kind, o, label);
+              Index n = 1;
+              for (Index e : s.n) n *= e;
+              // Threads split the same transforms differently: rounding may differ, no more.
+              const double d = relative_difference(MPI_COMM_WORLD, threaded, serial);
+              CHECK_MSG(d <= transform_tolerance<double>(n), label << ": differs from 1 thread by " << d);
+              ++cases;
+            }
+          }
+    // Single precision, threaded, with each backend.
+    for (Backend backend : backends) {
+      Options o;
+      o.engine = Engine::node;
+      o.backend = backend;
+      o.effort = Effort::estimate;
+      o.threads = 2;
+      o.grid = {size, 1};
+      check_transform<float>(MPI_COMM_WORLD, {64, 48, 50}, Kind::r2c, o,
+                             std::string("64x48x50 r2c float node threads 2 backend ") + to_string(backend));
+      ++cases;
+    }
+
+    // Refusals, alike on every rank.
+    Options bad;
+    bad.grid = {size, 1};
+    bad.threads = 0;
+    CHECK_THROWS_WITH(Plan(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float64, bad),
+                      "threads must be at least 1; got 0");
+    if (!have_backend(Backend::ducc0)) {
+      Options no_ducc;
+      no_ducc.grid = {size, 1};
+      no_ducc.backend = Backend::ducc0;
+      CHECK_THROWS_WITH(Plan(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float64, no_ducc),
+                        "backend 'ducc0' is not part of this build");
+    }
+    CHECK(parse_backend("ducc0") == Backend::ducc0);
+    CHECK(std::string(to_string(Backend::automatic)) == "auto");
+    CHECK_THROWS_WITH(parse_backend("mkl"), "backend must be one of 'auto', 'fftw', 'ducc0'; got 'mkl'");
+    if (rank == 0) std::printf("%d threaded cases\n", cases);
+  });
+}
