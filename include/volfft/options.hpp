@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,12 @@ struct Options {
   /// with the real shared-memory nodes), so that one machine exercises both the shared-memory
   /// and the MPI path. 0 = the real nodes (MPI_COMM_TYPE_SHARED).
   int ranks_per_node = 0;
+  /// Zero-padded ("pruned") transforms: the spectral side is the box `spectral_shape` (m, one
+  /// entry per axis, m_a <= n_a) of low frequencies in numpy's order, the real side the full
+  /// grid `shape` (n). forward() transforms the real grid and keeps the m-box; backward() pads
+  /// the m-box with zeros to n and transforms. Lines that would hold only zeros are never
+  /// transformed nor exchanged (seed 003's boxcut). Empty = no padding (m = n).
+  std::vector<std::int64_t> spectral_shape;
   /// Multiply backward() results by 1/N (N = product of the global shape), as numpy's
   /// default norm="backward" does. forward() is never scaled.
   bool scale_backward = true;

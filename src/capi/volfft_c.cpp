@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/agreement.hpp"
 #include "volfft/plan.hpp"
 
 struct volfft_request_s {
@@ -80,34 +81,47 @@ volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, 
                                  int precision, const volfft_options* options,
                                  volfft_plan* plan) {
   return guarded([&] {
-    if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
-    *plan = nullptr;
-    if (!shape && ndim > 0) throw volfft::Error("volfft: shape is NULL");
-    std::vector<std::int64_t> s(shape, shape + (ndim > 0 ? ndim : 0));
+    if (plan) *plan = nullptr;
+    // Everything checked here is checked on every rank together (one collective), so that an
+    // argument wrong on one rank fails all of them instead of leaving the others in a collective.
     volfft::Options o;
-    volfft_options defaults;
-    volfft_options_default(&defaults);
-    const volfft_options& c = options ? *options : defaults;
-    o.grid = {c.grid[0], c.grid[1]};
-    o.engine = enum_arg<volfft::Engine>(c.engine, 7, "engine");
-    o.planes = c.planes;
-    o.max_in_flight = c.max_in_flight;
-    o.pipeline_p2p = c.pipeline_p2p != 0;
-    if (c.map_file) o.map_file = c.map_file;
-    if (c.coordinate && c.coordinate_length > 0)
-      o.coordinate.assign(c.coordinate, c.coordinate + c.coordinate_length);
-    o.layout = enum_arg<volfft::Layout>(c.layout, 2, "layout");
-    o.effort = enum_arg<volfft::Effort>(c.effort, 3, "effort");
-    o.scale_backward = c.scale_backward != 0;
-    if (c.rank_order && c.rank_order_length > 0)
-      o.rank_order.assign(c.rank_order, c.rank_order + c.rank_order_length);
-    o.workspace = c.workspace;
-    o.workspace_bytes = c.workspace_bytes;
-    // Kind and precision are checked by the Plan's collective (same message on all ranks).
-    const auto k = static_cast<volfft::Kind>(kind == VOLFFT_R2C ? 1 : 0);
-    const auto p = static_cast<volfft::Precision>(precision == VOLFFT_FLOAT ? 1 : 0);
-    if ((kind != VOLFFT_C2C && kind != VOLFFT_R2C) || (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT))
-      throw volfft::Error("volfft: kind must be VOLFFT_C2C or VOLFFT_R2C and precision VOLFFT_DOUBLE or VOLFFT_FLOAT");
+    std::vector<std::int64_t> s;
+    volfft::Kind k = volfft::Kind::c2c;
+    volfft::Precision p = volfft::Precision::float64;
+    std::string problem;
+    try {
+      if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
+      if (!shape && ndim > 0) throw volfft::Error("volfft: shape is NULL");
+      s.assign(shape, shape + (ndim > 0 ? ndim : 0));
+      volfft_options defaults;
+      volfft_options_default(&defaults);
+      const volfft_options& c = options ? *options : defaults;
+      o.grid = {c.grid[0], c.grid[1]};
+      o.engine = enum_arg<volfft::Engine>(c.engine, 7, "engine");
+      o.layout = enum_arg<volfft::Layout>(c.layout, 2, "layout");
+      o.effort = enum_arg<volfft::Effort>(c.effort, 3, "effort");
+      o.scale_backward = c.scale_backward != 0;
+      if (c.rank_order && c.rank_order_length > 0)
+        o.rank_order.assign(c.rank_order, c.rank_order + c.rank_order_length);
+      o.workspace = c.workspace;
+      o.workspace_bytes = c.workspace_bytes;
+      o.planes = c.planes;
+      o.max_in_flight = c.max_in_flight;
+      o.pipeline_p2p = c.pipeline_p2p != 0;
+      if (c.map_file) o.map_file = c.map_file;
+      if (c.coordinate && c.coordinate_length > 0)
+        o.coordinate.assign(c.coordinate, c.coordinate + c.coordinate_length);
+      if (kind != VOLFFT_C2C && kind != VOLFFT_R2C)
+        throw volfft::Error("volfft: kind must be VOLFFT_C2C or VOLFFT_R2C; got " + std::to_string(kind));
+      if (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT)
+        throw volfft::Error("volfft: precision must be VOLFFT_DOUBLE or VOLFFT_FLOAT; got " +
+                            std::to_string(precision));
+      k = kind == VOLFFT_R2C ? volfft::Kind::r2c : volfft::Kind::c2c;
+      p = precision == VOLFFT_FLOAT ? volfft::Precision::float32 : volfft::Precision::float64;
+    } catch (const volfft::Error& e) {
+      problem = e.what();
+    }
+    volfft::plan::agree_or_throw(comm, problem);
     *plan = new volfft_plan_s{volfft::Plan(comm, s, k, p, o), {}};
   });
 }

@@ -20,13 +20,13 @@ Transfer transfer_of(const core::ExchangeGeometry& g, bool backward) {
   t.member = g.member;
   t.max_block = g.max_block;
   if (!backward) {
-    t.from_box = g.from_box, t.to_box = g.to_box;
+    t.from_box = g.from_storage, t.to_box = g.to_storage;
     t.from_order = g.from_order, t.to_order = g.to_order;
     t.send = g.send, t.recv = g.recv;
     t.member_from = g.member_from, t.member_to = g.member_to;
   } else {
     t.member_from = g.member_to, t.member_to = g.member_from;
-    t.from_box = g.to_box, t.to_box = g.from_box;
+    t.from_box = g.to_storage, t.to_box = g.from_storage;
     t.from_order = g.to_order, t.to_order = g.from_order;
     t.send = g.recv, t.recv = g.send;
   }

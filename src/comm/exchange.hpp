@@ -38,6 +38,7 @@ class Exchange {
 
 /// The geometry of one direction: backward swaps what is sent and received.
 struct Transfer {
+  /// The arrays (storage boxes: strides and offsets are relative to them) before and after.
   Box from_box, to_box;
   core::Order from_order{0, 1, 2}, to_order{0, 1, 2};
   std::vector<Box> send, recv;  // per member

@@ -33,24 +33,6 @@ Box make_box(Range r0, Range r1, Range r2) {
 
 Range whole(Index n) { return Range{0, n}; }
 
-// The three pencil boxes of virtual grid position (i, j) (seed 000, section 3.2):
-// A = z-pencils (axis 2 whole), B = y-pencils (axis 1 whole), C = x-pencils (axis 0 whole).
-struct PencilBoxes {
-  Box a, b, c, a_real;
-};
-
-PencilBoxes pencil_boxes(const std::array<Index, 3>& n, Kind kind, const std::array<int, 2>& grid,
-                         int i, int j) {
-  const Index nc = complex_last(n, kind);
-  const Range r0 = block_range(n[0], grid[0], i), r1 = block_range(n[1], grid[1], j);
-  PencilBoxes p;
-  p.a = make_box(r0, r1, whole(nc));
-  p.a_real = make_box(r0, r1, whole(n[2]));
-  p.b = make_box(r0, whole(n[1]), block_range(nc, grid[1], j));
-  p.c = make_box(whole(n[0]), block_range(n[1], grid[0], i), block_range(nc, grid[1], j));
-  return p;
-}
-
 std::array<int, 2> internal_grid(const std::vector<Index>& shape, const std::array<int, 2>& g) {
   // A 2-D array (n0, n1) is the 3-D array (1, n0, n1) on the grid 1 x P: its slab exchange is
   // then the "row" exchange and the r2c axis stays the last one.
@@ -76,6 +58,21 @@ void merge_ops(std::vector<FftOp>& into, const std::vector<FftOp>& more) {
 }
 
 }  // namespace
+
+PencilBoxes pencil_boxes(const std::array<Index, 3>& n, const std::array<Index, 3>& m, Kind kind,
+                         const std::array<int, 2>& grid, int i, int j) {
+  const Index nc = complex_last(n, kind), mc = complex_last(m, kind);
+  const Range n0 = block_range(n[0], grid[0], i), n1 = block_range(n[1], grid[1], j);
+  PencilBoxes p;
+  p.a_real = make_box(n0, n1, whole(n[2]));
+  p.a_in = make_box(n0, n1, whole(nc));
+  p.a = make_box(n0, n1, whole(mc));
+  p.b_in = make_box(n0, whole(n[1]), block_range(mc, grid[1], j));
+  p.b = make_box(n0, whole(m[1]), block_range(mc, grid[1], j));
+  p.c_in = make_box(whole(n[0]), block_range(m[1], grid[0], i), block_range(mc, grid[1], j));
+  p.c = make_box(whole(m[0]), block_range(m[1], grid[0], i), block_range(mc, grid[1], j));
+  return p;
+}
 
 std::array<Index, 3> strides_of(const Box& box, const Order& order) {
   std::array<Index, 3> s{};
@@ -130,6 +127,16 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
       seen[r] = 1;
     }
   }
+  if (!options.spectral_shape.empty()) {
+    if (options.spectral_shape.size() != shape.size())
+      throw Error("volfft: spectral_shape must have one entry per axis (" + std::to_string(shape.size()) +
+                  "); got " + std::to_string(options.spectral_shape.size()));
+    for (std::size_t a = 0; a < shape.size(); ++a)
+      if (options.spectral_shape[a] < 1 || options.spectral_shape[a] > shape[a])
+        throw Error("volfft: spectral_shape[" + std::to_string(a) + "] must be between 1 and shape[" +
+                    std::to_string(a) + "] = " + std::to_string(shape[a]) + "; got " +
+                    std::to_string(options.spectral_shape[a]));
+  }
   if (options.workspace == nullptr && options.workspace_bytes != 0)
     throw Error("volfft: workspace_bytes is set but workspace is null");
 }
@@ -147,8 +154,8 @@ std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, K
   for (int p0 = 1; p0 <= P; ++p0) {
     if (P % p0) continue;
     const std::array<int, 2> g{p0, P / p0};
-    const auto b = pencil_boxes(n, kind, g, 0, 0);  // rank (0,0) holds the largest blocks
-    const Index load = std::max({b.a.size(), b.b.size(), b.c.size()});
+    const auto b = pencil_boxes(n, n, kind, g, 0, 0);  // rank (0,0) holds the largest blocks
+    const Index load = std::max({b.a_in.size(), b.b_in.size(), b.c_in.size()});
     const int skew = std::abs(g[0] - g[1]);
     if (best_load < 0 || load < best_load || (load == best_load && skew < best_skew)) {
       best = g, best_load = load, best_skew = skew;
@@ -181,24 +188,36 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   const int i = vrank / p1, j = vrank % p1;
   bp.position = {i, j};
   const auto& n = bp.shape;
-  const auto boxes = pencil_boxes(n, kind, bp.grid, i, j);
-  bp.real_box = kind == Kind::r2c ? boxes.a_real : boxes.a;
+  bp.spectral = options.spectral_shape.empty() ? n : internal_shape(options.spectral_shape);
+  bp.padded = bp.spectral != n;
+  const auto boxes = pencil_boxes(n, bp.spectral, kind, bp.grid, i, j);
+  bp.real_box = kind == Kind::r2c ? boxes.a_real : boxes.a_in;
 
   // Stage candidates A, B, C; an exchange inside a group of one rank is trivial, and the stages
-  // on both sides of it merge (their boxes are equal then).
-  Stage a{boxes.a, kNatural, {FftOp{{2}, kind == Kind::r2c}}};
-  Stage b{boxes.b, kTransposedY, {FftOp{{1}, false}}};
-  Stage c{boxes.c, bp.layout == Layout::natural ? kNatural : kTransposedX, {FftOp{{0}, false}}};
+  // on both sides of it merge (the boxes then meet: the first's output is the second's input).
+  // Padded plans keep one op per axis: each truncates (or pads) its own lines.
+  Stage a{boxes.a_in, boxes.a, kNatural, {FftOp{{2}, kind == Kind::r2c}}};
+  Stage b{boxes.b_in, boxes.b, kTransposedY, {FftOp{{1}, false}}};
+  Stage c{boxes.c_in, boxes.c, bp.layout == Layout::natural ? kNatural : kTransposedX, {FftOp{{0}, false}}};
+  auto merge = [&](const Stage& next) {
+    Stage& s = bp.stages.back();
+    if (bp.padded) {
+      s.ops.insert(s.ops.end(), next.ops.begin(), next.ops.end());
+    } else {
+      merge_ops(s.ops, next.ops);
+    }
+    s.box = next.box;  // the merged stage ends where the next one would have
+  };
   bp.stages.push_back(a);
   if (p1 > 1) {
     bp.stages.push_back(b);
   } else {
-    merge_ops(bp.stages.back().ops, b.ops);
+    merge(b);
   }
   if (p0 > 1) {
     bp.stages.push_back(c);
   } else {
-    merge_ops(bp.stages.back().ops, c.ops);
+    merge(c);
     // The stage that ends the pipeline holds the output: natural layout wants C order. Stage A
     // is in C order already (it is the input layout).
     if (bp.stages.size() > 1 && bp.layout == Layout::natural) bp.stages.back().order = kNatural;
@@ -212,17 +231,20 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
     const std::size_t k = bp.exchanges.size();
     const Stage& from = bp.stages[k];
     const Stage& to = bp.stages[k + 1];
-    ex.from_box = from.box, ex.to_box = to.box;
+    ex.from_box = from.box, ex.to_box = to.box_in;
+    ex.from_storage = from.box_in, ex.to_storage = to.box_in;
     ex.from_order = from.order, ex.to_order = to.order;
     ex.member = row ? j : i;
     std::vector<PencilBoxes> member_boxes;
     for (int m = 0; m < size; ++m) {
       const int mi = row ? i : m, mj = row ? m : j;
       ex.members.push_back(mi * p1 + mj);
-      member_boxes.push_back(pencil_boxes(n, kind, bp.grid, mi, mj));
+      member_boxes.push_back(pencil_boxes(n, bp.spectral, kind, bp.grid, mi, mj));
     }
+    // A merged stage ends where the next would have: a row exchange after a stage that also did
+    // axis 1 cannot happen (p1 > 1 keeps B apart), so the boxes are the plain ones.
     auto from_of = [&](const PencilBoxes& pb) { return row ? pb.a : pb.b; };
-    auto to_of = [&](const PencilBoxes& pb) { return row ? pb.b : pb.c; };
+    auto to_of = [&](const PencilBoxes& pb) { return row ? pb.b_in : pb.c_in; };
     for (int m = 0; m < size; ++m) {
       ex.member_from.push_back(from_of(member_boxes[m]));
       ex.member_to.push_back(to_of(member_boxes[m]));
@@ -245,7 +267,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   // Buffers: every stage array and every padded all-to-all area must fit. The executor uses
   // stage k in buffer k and a third buffer as the send area (see plan/executor.cpp).
   Index capacity = 0;
-  for (const Stage& s : bp.stages) capacity = std::max(capacity, s.box.size());
+  for (const Stage& s : bp.stages) capacity = std::max(capacity, s.box_in.size());
   if (bp.engine == Engine::alltoall)
     for (const auto& ex : bp.exchanges)
       capacity = std::max(capacity, ex.max_block * static_cast<Index>(ex.members.size()));
@@ -255,6 +277,9 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   // Backward r2c additionally needs a complex array before the final c2r transform.
   bp.buffer_count = exchanges == 0 ? (kind == Kind::r2c ? 1 : 0) : static_cast<int>(exchanges) + 1;
   if (exchanges == 1 && kind == Kind::r2c) bp.buffer_count = 3;
+  // Padded: the last forward stage transforms in a buffer (its FFT length exceeds the output)
+  // and truncates into the output.
+  if (bp.padded) bp.buffer_count = exchanges == 0 ? 1 : 3;
   // The pipelined engine cannot receive into the array it is still transforming: a fourth
   // buffer is its receive area.
   if (exchanges > 0 && bp.engine == Engine::pipelined) bp.buffer_count = 4;

@@ -25,7 +25,8 @@ struct FftOp {
 
 /// FFTs done on one local array between two exchanges.
 struct Stage {
-  Box box;      ///< complex elements held in this stage
+  Box box_in;   ///< forward: the data the stage starts with; its array's storage (largest)
+  Box box;      ///< forward: the data after its FFTs (smaller than box_in when padded)
   Order order;  ///< memory order of the stage's array
   std::vector<FftOp> ops;  ///< forward order
 };
@@ -36,7 +37,8 @@ struct ExchangeGeometry {
   std::string name;          ///< "row" or "column"
   std::vector<int> members;  ///< virtual ranks of the group, in group order
   int member = 0;            ///< this rank's index in members
-  Box from_box, to_box;      ///< this rank's boxes before and after
+  Box from_box, to_box;      ///< this rank's data before and after
+  Box from_storage, to_storage;  ///< the arrays holding them (larger when padded)
   Order from_order{0, 1, 2}, to_order{0, 1, 2};
   std::vector<Box> send;     ///< per member: from_box ∩ member's to_box
   std::vector<Box> recv;     ///< per member: member's from_box ∩ to_box
@@ -47,6 +49,8 @@ struct ExchangeGeometry {
 struct Blueprint {
   int ndim = 3;
   std::array<Index, 3> shape{1, 1, 1};  ///< internal 3-D shape (2-D arrays: {1, n0, n1})
+  std::array<Index, 3> spectral{1, 1, 1};  ///< spectral box m (== shape unless padded)
+  bool padded = false;
   Kind kind = Kind::c2c;
   Precision precision = Precision::float64;
   std::array<int, 2> grid{1, 1};        ///< internal grid (2-D arrays: {1, P})
@@ -63,6 +67,9 @@ struct Blueprint {
   int buffer_count = 0;       ///< internal buffers the executor uses
 
   Index input_count() const { return real_box.size(); }
+  /// FFT length along `axis` (complex length n/2+1 on the r2c axis) and the values kept (m).
+  Index fft_length(int axis) const { return axis == 2 && kind == Kind::r2c ? shape[2] / 2 + 1 : shape[axis]; }
+  Index kept_length(int axis) const { return axis == 2 && kind == Kind::r2c ? spectral[2] / 2 + 1 : spectral[axis]; }
   Index output_count() const { return stages.back().box.size(); }
   std::size_t workspace_bytes() const {
     return static_cast<std::size_t>(buffer_elements * complex_bytes) * buffer_count +
@@ -72,6 +79,15 @@ struct Blueprint {
 
 /// Check the arguments; throws volfft::Error with a message naming the argument.
 void validate(int comm_size, const std::vector<Index>& shape, const Options& options);
+
+/// Stage boxes of virtual grid position (i, j) (seed 000, section 3.2): A = z-pencils (axis 2
+/// whole), B = y-pencils (axis 1 whole), C = x-pencils (axis 0 whole); `*_in` before the stage's
+/// FFTs (the FFT length along its axis), the others after (the kept length when padded).
+struct PencilBoxes {
+  Box a_real, a_in, a, b_in, b, c_in, c;
+};
+PencilBoxes pencil_boxes(const std::array<Index, 3>& n, const std::array<Index, 3>& m, Kind kind,
+                         const std::array<int, 2>& grid, int i, int j);
 
 /// The grid chosen for grid {0, 0} (documented in docs/conventions.md): slab when every rank
 /// gets a non-empty slab on both sides, otherwise the pencil grid with the smallest largest

@@ -20,4 +20,9 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
                         Precision precision, const Options& options,
                         const std::string& local_error, std::size_t workspace_needed);
 
+/// Collective over comm: if any rank has a non-empty `local_error`, every rank throws
+/// volfft::Error with the message of the lowest such rank (prefixed by its rank when it is not
+/// this one's own). Cheap: one MPI_Allreduce when nobody failed.
+void agree_or_throw(MPI_Comm comm, const std::string& local_error);
+
 }  // namespace volfft::plan

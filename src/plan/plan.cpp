@@ -79,7 +79,10 @@ class Plan::Impl {
   void begin(bool forward, const void* in, void* out, bool split);
   void finish();
   bool test();
-  void check_types(bool forward, bool real_side) const;
+  /// "" when arrays of this kind of element fit the plan, else the message.
+  std::string type_error(bool forward, bool real_side, Precision precision) const;
+  /// Checks the call's arguments on every rank together, then runs it.
+  void call(bool forward, const void* in, void* out, bool split, const std::string& type_problem);
 
   MPI_Comm comm = MPI_COMM_NULL, row = MPI_COMM_NULL, column = MPI_COMM_NULL;
   core::Blueprint bp;
@@ -111,6 +114,9 @@ class Plan::Impl {
 
 void* Plan::Impl::array_at(bool forward, std::size_t s, void* out) const {
   const std::size_t S = bp.stages.size();
+  // A padded plan's last stage transforms full-length lines in a buffer free at that point,
+  // then truncates into the output.
+  if (forward && s + 1 == S && bp.padded) return S == 2 ? w[2] : w[0];
   if (forward) return s + 1 == S ? out : w[s];
   if (s == 0) {
     if (bp.kind == Kind::c2c) return out;
@@ -241,7 +247,7 @@ void Plan::Impl::build(bool forward) {
     pos.ops_done_by_previous = fed_per_chunk;
     fed_per_chunk = false;
     if (!(pipelined && q < E) && !pos.ops_done_by_previous)
-      pos.ops = plan::make_stage_ops(bp, options, pos.stage, !forward, st.box, pin, pout, user_array);
+      pos.ops = plan::make_stage_ops(bp, options, pos.stage, !forward, st.box_in, pin, pout, user_array);
     if (q < E) {
       // The exchange between this stage and the next in this direction.
       const std::size_t k = forward ? q : E - 1 - q;  // index into bp.exchanges
@@ -267,12 +273,12 @@ void Plan::Impl::build(bool forward) {
         const bool next_user = array_at(forward, next, nullptr) == nullptr;
         for (int c = 0; c < chunks.chunks; ++c) {
           source_ops.push_back(plan::make_stage_ops(bp, options, pos.stage, !forward,
-                                                    plan::chunk_of(st.box, chunks.axis, c, chunks.planes),
+                                                    plan::chunk_of(st.box_in, chunks.axis, c, chunks.planes),
                                                     pin, pout, false));
           if (chunks.destination_per_chunk)
             destination_ops.push_back(plan::make_stage_ops(
                 bp, options, next, !forward,
-                plan::chunk_of(bp.stages[next].box, chunks.axis, c, chunks.planes), pin, pout, next_user));
+                plan::chunk_of(bp.stages[next].box_in, chunks.axis, c, chunks.planes), pin, pout, next_user));
         }
         pos.pack_phase = p.add("pack" + suffix);
         pos.exchange_phase = p.add("wait" + suffix);
@@ -294,8 +300,6 @@ void Plan::Impl::build(bool forward) {
 }
 
 void Plan::Impl::begin(bool forward, const void* in, void* out, bool split) {
-  if (pending.active)
-    throw Error("volfft: this plan has a split-phase transform in progress: wait() for it first");
   Program& p = forward ? fwd : bwd;
   for (Phase& ph : p.phases) ph.seconds = 0;
   const std::size_t S = p.positions.size();
@@ -384,13 +388,35 @@ void Plan::Impl::scale_output(void* out) const {
   }
 }
 
-void Plan::Impl::check_types(bool forward, bool real_side) const {
+std::string Plan::Impl::type_error(bool forward, bool real_side, Precision precision) const {
+  const char* call = forward ? "forward" : "backward";
+  if (precision != bp.precision)
+    return std::string("volfft: ") + call + ": the plan's precision is " + to_string(bp.precision) +
+           ", so its arrays must hold " + to_string(bp.precision) + " values; got " + to_string(precision) +
+           " ones";
   const bool real_plan = bp.kind == Kind::r2c;
   if (real_side != real_plan)
-    throw Error(std::string("volfft: ") + (forward ? "forward" : "backward") + " of a " +
-                to_string(bp.kind) + " plan needs a " + (real_plan ? "real" : "complex") + " " +
-                (forward ? "input" : "output") + " array; got a " +
-                (real_side ? "real" : "complex") + " one");
+    return std::string("volfft: ") + call + " of a " + to_string(bp.kind) + " plan needs a " +
+           (real_plan ? "real" : "complex") + " " + (forward ? "input" : "output") + " array; got a " +
+           (real_side ? "real" : "complex") + " one";
+  return "";
+}
+
+void Plan::Impl::call(bool forward, const void* in, void* out, bool split, const std::string& type_problem) {
+  // Local problems become everyone's error (one small MPI_Allreduce), so a rank that catches
+  // it cannot leave the others waiting in an exchange.
+  std::string problem = type_problem;
+  const char* name = forward ? (split ? "forward_start" : "forward") : (split ? "backward_start" : "backward");
+  const Index in_count = forward ? bp.input_count() : bp.output_count();
+  const Index out_count = forward ? bp.output_count() : bp.input_count();
+  if (problem.empty() && ((in == nullptr && in_count > 0) || (out == nullptr && out_count > 0)))
+    problem = std::string("volfft: ") + name + " needs non-null in and out arrays";
+  if (problem.empty() && in == out && in != nullptr)
+    problem = std::string("volfft: ") + name + " is out-of-place: in and out must differ";
+  if (problem.empty() && pending.active)
+    problem = "volfft: this plan has a split-phase transform in progress: wait() for it first";
+  plan::agree_or_throw(comm, problem);
+  begin(forward, in, out, split);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -460,63 +486,38 @@ const std::string& Plan::tuning_report() const { return impl_->tuning_report; }
 int Plan::planes() const { return impl_->options.planes; }
 
 void Plan::forward(const std::complex<double>* in, std::complex<double>* out) {
-  impl_->check_types(true, false);
-  forward_raw(in, out);
+  impl_->call(true, in, out, false, impl_->type_error(true, false, Precision::float64));
 }
 void Plan::forward(const double* in, std::complex<double>* out) {
-  impl_->check_types(true, true);
-  forward_raw(in, out);
+  impl_->call(true, in, out, false, impl_->type_error(true, true, Precision::float64));
 }
 void Plan::forward(const std::complex<float>* in, std::complex<float>* out) {
-  impl_->check_types(true, false);
-  forward_raw(in, out);
+  impl_->call(true, in, out, false, impl_->type_error(true, false, Precision::float32));
 }
 void Plan::forward(const float* in, std::complex<float>* out) {
-  impl_->check_types(true, true);
-  forward_raw(in, out);
+  impl_->call(true, in, out, false, impl_->type_error(true, true, Precision::float32));
 }
 void Plan::backward(const std::complex<double>* in, std::complex<double>* out) {
-  impl_->check_types(false, false);
-  backward_raw(in, out);
+  impl_->call(false, in, out, false, impl_->type_error(false, false, Precision::float64));
 }
 void Plan::backward(const std::complex<double>* in, double* out) {
-  impl_->check_types(false, true);
-  backward_raw(in, out);
+  impl_->call(false, in, out, false, impl_->type_error(false, true, Precision::float64));
 }
 void Plan::backward(const std::complex<float>* in, std::complex<float>* out) {
-  impl_->check_types(false, false);
-  backward_raw(in, out);
+  impl_->call(false, in, out, false, impl_->type_error(false, false, Precision::float32));
 }
 void Plan::backward(const std::complex<float>* in, float* out) {
-  impl_->check_types(false, true);
-  backward_raw(in, out);
+  impl_->call(false, in, out, false, impl_->type_error(false, true, Precision::float32));
 }
 
-namespace {
-void check_arrays(const char* call, const void* in, void* out, Index in_count, Index out_count) {
-  if ((in == nullptr && in_count > 0) || (out == nullptr && out_count > 0))
-    throw Error(std::string("volfft: ") + call + " needs non-null in and out arrays");
-  if (in == out && in != nullptr)
-    throw Error(std::string("volfft: ") + call + " is out-of-place: in and out must differ");
-}
-}  // namespace
-
-void Plan::forward_raw(const void* in, void* out) {
-  check_arrays("forward", in, out, input_count(), output_count());
-  impl_->begin(true, in, out, false);
-}
-void Plan::backward_raw(const void* in, void* out) {
-  check_arrays("backward", in, out, output_count(), input_count());
-  impl_->begin(false, in, out, false);
-}
+void Plan::forward_raw(const void* in, void* out) { impl_->call(true, in, out, false, ""); }
+void Plan::backward_raw(const void* in, void* out) { impl_->call(false, in, out, false, ""); }
 Request Plan::forward_start(const void* in, void* out) {
-  check_arrays("forward_start", in, out, input_count(), output_count());
-  impl_->begin(true, in, out, true);
+  impl_->call(true, in, out, true, "");
   return Request(this);
 }
 Request Plan::backward_start(const void* in, void* out) {
-  check_arrays("backward_start", in, out, output_count(), input_count());
-  impl_->begin(false, in, out, true);
+  impl_->call(false, in, out, true, "");
   return Request(this);
 }
 

@@ -1,8 +1,10 @@
-// The FFT batches of one stage, planned once for a part of the stage's array (the whole array
-// for blocking engines, one chunk of planes for the pipelined engine).
+// The work of one stage, planned once for a part of the stage's array (the whole array for
+// blocking engines, one chunk of planes for the pipelined engine): FFT batches and, for padded
+// plans, the truncation of each transformed axis (forward) or its zero padding (backward).
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -12,25 +14,32 @@
 
 namespace volfft::plan {
 
-/// One planned batch and where it reads and writes.
+/// One planned step and where it reads and writes.
 struct OpRun {
   std::unique_ptr<backend::FftBatch> batch;
+  /// A data-movement step instead of a batch: (input, array, output).
+  std::function<void(const void*, void*, void*)> action;
   bool from_input = false;  ///< reads the user's input (first forward op, first backward op)
-  bool to_output = false;   ///< writes the user's (real) output: the c2r op
+  bool to_output = false;   ///< writes the user's output (c2r, or a padded plan's truncation)
   std::ptrdiff_t in_offset = 0, out_offset = 0;  ///< bytes from the base pointers
 
   /// `array`: the stage's complex array; `input`/`output`: the user's arrays.
   void run(const void* input, void* array, void* output) const {
+    if (action) {
+      action(input, array, output);
+      return;
+    }
     const void* in = static_cast<const char*>(from_input ? input : array) + in_offset;
     void* base = to_output ? output : array;
     batch->execute(in, static_cast<char*>(base) + out_offset);
   }
 };
 
-/// Forward: stage s's ops in order, the first op of stage 0 reading the input. Backward: the
-/// ops reversed as inverse transforms, complex ones first (the first backward stage reading
-/// the input), the c2r op last writing the output. `part` is a sub-box of the stage's box that
-/// is whole along every transformed axis. `plan_in`/`plan_out` are scratch arrays of the
+/// Forward: stage s's ops in order, the first op of stage 0 reading the input; a padded plan's
+/// last stage ends by truncating into the output. Backward: the ops reversed as inverse
+/// transforms (a padded plan's first backward stage starts by padding the input into the
+/// array), the c2r op last, writing the output. `part` is a sub-box of the stage's storage
+/// (box_in), whole along every transformed axis. `plan_in`/`plan_out` are scratch arrays of the
 /// largest array size for FFTW to plan on. `array_is_user`: the stage's array is the user's
 /// output (so an unaligned fallback plan is made too).
 std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s,
