@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -53,6 +54,7 @@ struct Args {
   Effort effort = Effort::measure;
   int iters = 10, warmup = 2;
   std::vector<int> planes{-1};  // pipelined engine: planes per chunk (-1 = automatic)
+  std::vector<Index> pad;       // --pad: the real grid; the positional sizes are then the spectral box
   std::string json;
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
 };
@@ -62,6 +64,7 @@ const char* kUsage =
     "       [--engine alltoallv|alltoall|alltoallw|p2p|auto|all] [--layout transposed|natural]\n"
     "       [--effort estimate|measure|patient] [--iters K] [--warmup W] [--json FILE]\n"
     "       [--planes K[,K...]|auto|all] (engine pipelined)\n"
+    "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
     "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n";
 
 std::vector<std::array<int, 2>> all_grids(int size, int ndim) {
@@ -89,7 +92,11 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--iters") a.iters = std::stoi(value("--iters"));
     else if (s == "--warmup") a.warmup = std::stoi(value("--warmup"));
     else if (s == "--json") a.json = value("--json");
-    else if (s == "--planes") {
+    else if (s == "--pad") {
+      while (k + 1 < argc && std::isdigit(static_cast<unsigned char>(argv[k + 1][0])))
+        a.pad.push_back(std::stoll(argv[++k]));
+      if (a.pad.empty()) throw Error("volfft-bench: --pad needs the real grid's sizes");
+    } else if (s == "--planes") {
       const std::string v = value("--planes");
       a.planes.clear();
       if (v == "auto") a.planes = {-1};
@@ -124,6 +131,8 @@ Args parse(int argc, char** argv, int size) {
     a.shape.push_back(n);
   }
   if (a.iters < 1) throw Error("volfft-bench: --iters must be >= 1");
+  if (!a.pad.empty() && a.pad.size() != a.shape.size())
+    throw Error("volfft-bench: --pad needs as many sizes as the spectral shape (" + std::to_string(a.shape.size()) + ")");
   const int nd = static_cast<int>(a.shape.size());
   if (grid == "auto") a.grids = {{0, 0}};
   else if (grid == "all") a.grids = all_grids(size, nd);
@@ -167,12 +176,17 @@ struct RunResult {
   std::size_t workspace = 0;
   double forward_error = 0, roundtrip_error = 0;
   DirectionResult fwd, bwd;
+  struct Volume {
+    std::string name;
+    double bytes = 0, unpadded_bytes = 0;  // all messages of the exchange, one direction
+  };
+  std::vector<Volume> exchanges;
 };
 
 // Flop count of the FFTW convention: 5 N log2 N (c2c), 2.5 N log2 N (r2c).
 double flops(const Args& a) {
   double n = 1;
-  for (Index e : a.shape) n *= static_cast<double>(e);
+  for (Index e : (a.pad.empty() ? a.shape : a.pad)) n *= static_cast<double>(e);
   return (a.kind == Kind::c2c ? 5.0 : 2.5) * n * std::log2(n);
 }
 
@@ -182,13 +196,15 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   Options o;
   o.planes = planes;
   o.grid = grid;
+  const std::vector<Index> grid_shape = a.pad.empty() ? a.shape : a.pad;  // the transform size n
+  if (!a.pad.empty()) o.spectral_shape = a.shape;
   o.engine = engine;
   o.layout = a.layout;
   o.effort = a.effort;
   RunResult r;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  Plan plan(MPI_COMM_WORLD, a.shape, a.kind, a.precision, o);
+  Plan plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o);
   r.plan_seconds = max_over(MPI_Wtime() - t0);
   r.grid = plan.grid();
   r.engine = plan.engine();
@@ -201,12 +217,13 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   Array<Real> in_r, back_r;
   Array<C> in_c, back_c, out(nout);
   const Box ib = plan.input_box(), ob = plan.output_box();
-  std::array<Index, 3> n3{1, 1, 1};
-  for (int k = 0; k < nd; ++k) n3[k] = a.shape[k];
+  std::array<Index, 3> n3{1, 1, 1}, m3{1, 1, 1};  // real grid, spectral box
+  for (int k = 0; k < nd; ++k) n3[k] = grid_shape[k], m3[k] = a.shape[k];
 
   // Verification 1: a plane wave exp(2 pi i k.x/n) (c2c) or cos(2 pi k.x/n) (r2c) transforms
   // to N (or N/2 at +k and -k) and zero elsewhere: an exact check of forward at any size.
-  const std::array<Index, 3> kw{n3[0] / 3, n3[1] / 4 + 1 < n3[1] ? n3[1] / 4 + 1 : 0, n3[2] / 5};
+  // Frequencies strictly inside the spectral box (|k| < m/2), so padded plans keep them too.
+  const std::array<Index, 3> kw{(m3[0] - 1) / 2, (m3[1] - 1) / 3, (m3[2] - 1) / 4};
   auto phase_of = [&](Index x0, Index x1, Index x2) {
     double p = 0;
     for (int d = 0; d < 3; ++d) {
@@ -245,8 +262,8 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
         const std::array<Index, 3> x{x0, x1, x2};
         bool plus = true, minus = true;
         for (int d = 0; d < 3; ++d) {
-          plus = plus && x[d] == kw[d] % n3[d];
-          minus = minus && x[d] == (n3[d] - kw[d]) % n3[d];
+          plus = plus && x[d] == kw[d] % m3[d];  // kept index of +k in the spectral box
+          minus = minus && x[d] == (m3[d] - kw[d]) % m3[d];
         }
         const double expect = real ? 0.5 * N * ((plus ? 1 : 0) + (minus ? 1 : 0)) : (plus ? N : 0);
         Index off = 0;
@@ -255,7 +272,19 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
       }
   r.forward_error = max_over(err);
 
-  // Verification 2 and timing: random data, backward(forward(x)) == x.
+  // Verification 2: the plane wave survives backward(forward(x)) (band-limited, so padded plans
+  // too).
+  double rt = 0, mx = 0;
+  if (real) plan.backward(out.data(), back_r.data());
+  else plan.backward(out.data(), back_c.data());
+  for (Index k = 0; k < plan.input_count(); ++k) {
+    rt = std::max(rt, real ? std::abs(double(back_r[k]) - double(in_r[k]))
+                           : std::abs(std::complex<double>(back_c[k]) - std::complex<double>(in_c[k])));
+    mx = std::max(mx, real ? std::abs(double(in_r[k])) : std::abs(std::complex<double>(in_c[k])));
+  }
+  r.roundtrip_error = max_over(mx > 0 ? rt / mx : rt);
+
+  // Timing on random data.
   for (Index k = 0; k < nin; ++k) {
     const Real v = static_cast<Real>(((k * 2654435761u) % 10007) / 10007.0 - 0.5);
     if (real) in_r[k] = v;
@@ -285,13 +314,18 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
       for (std::size_t k = 0; k < ph.size(); ++k) pair->phase_times[k].push_back(ph[k].seconds);
     }
   }
-  double rt = 0, mx = 0;
-  for (Index k = 0; k < plan.input_count(); ++k) {
-    rt = std::max(rt, real ? std::abs(double(back_r[k]) - double(in_r[k]))
-                           : std::abs(std::complex<double>(back_c[k]) - std::complex<double>(in_c[k])));
-    mx = std::max(mx, real ? std::abs(double(in_r[k])) : std::abs(std::complex<double>(in_c[k])));
+  // Bytes each exchange moves (the plan's own count), and the unpadded plan's.
+  Options plain = o;
+  plain.spectral_shape.clear();
+  const PlanDescription full = describe(plan.description().grid[0] * plan.description().grid[1], grid_shape,
+                                        a.kind, a.precision, [&] { plain.grid = plan.grid(); plain.engine = plan.engine(); return plain; }());
+  for (std::size_t k = 0; k < plan.description().exchanges.size(); ++k) {
+    const auto& e = plan.description().exchanges[k];
+    double total = 0, unpadded = 0;
+    for (const auto& m : e.messages) total += static_cast<double>(m.bytes);
+    for (const auto& m : full.exchanges[k].messages) unpadded += static_cast<double>(m.bytes);
+    r.exchanges.push_back({e.name, total, unpadded});
   }
-  r.roundtrip_error = max_over(mx > 0 ? rt / mx : rt);
   return r;
 }
 
@@ -381,17 +415,23 @@ int main(int argc, char** argv) {
                   b.workspace / 1048576.0, rss / 1048576.0);
       std::printf("  verify: plane-wave forward max error %.2e, round-trip max error %.2e: %s\n",
                   b.forward_error, b.roundtrip_error, ok ? "OK" : "FAILED");
+      for (const auto& v : b.exchanges)
+        std::printf("  exchange %-7s %10.2f MiB moved in all%s\n", v.name.c_str(), v.bytes / 1048576.0,
+                    a.pad.empty() ? ""
+                                  : (" (unpadded " + std::to_string(v.unpadded_bytes / 1048576.0).substr(0, 8) +
+                                     " MiB, ratio " + std::to_string(v.bytes / v.unpadded_bytes).substr(0, 5) + ")")
+                                        .c_str());
       print_direction("forward", b.fwd, gflop);
       print_direction("backward", b.bwd, gflop);
     }
     bench::PeerTimes peer_mpi, peer_serial, peer_threads;
     const bool transposed = a.layout == Layout::transposed;
     if (a.fftw_mpi)
-      peer_mpi = bench::time_fftw_mpi(MPI_COMM_WORLD, a.shape, a.kind, a.precision, a.effort, transposed, a.warmup, a.iters);
+      peer_mpi = bench::time_fftw_mpi(MPI_COMM_WORLD, a.pad.empty() ? a.shape : a.pad, a.kind, a.precision, a.effort, transposed, a.warmup, a.iters);
     if ((a.fftw_serial || a.fftw_threads) && size != 1)
       throw Error("volfft-bench: --compare fftw-serial/fftw-threads compares with one process: run with -n 1");
-    if (a.fftw_serial) peer_serial = bench::time_fftw_serial(a.shape, a.kind, a.precision, a.effort, 1, a.warmup, a.iters);
-    if (a.fftw_threads) peer_threads = bench::time_fftw_serial(a.shape, a.kind, a.precision, a.effort, 2, a.warmup, a.iters);
+    if (a.fftw_serial) peer_serial = bench::time_fftw_serial(a.pad.empty() ? a.shape : a.pad, a.kind, a.precision, a.effort, 1, a.warmup, a.iters);
+    if (a.fftw_threads) peer_threads = bench::time_fftw_serial(a.pad.empty() ? a.shape : a.pad, a.kind, a.precision, a.effort, 2, a.warmup, a.iters);
     auto report = [&](const char* name, const bench::PeerTimes& p) {
       if (rank != 0 || p.forward.empty()) return;
       const double f = median(p.forward), bk = median(p.backward);
@@ -408,11 +448,17 @@ int main(int argc, char** argv) {
       js << "{\"schema\": \"volfft-bench/1\", \"version\": \"" << version_string() << "\",\n \"config\": {\"kind\": \"" << to_string(a.kind)
          << "\", \"precision\": \"" << to_string(a.precision) << "\", \"shape\": [";
       for (std::size_t k = 0; k < a.shape.size(); ++k) js << (k ? ", " : "") << a.shape[k];
+      js << "], \"pad\": [";
+      for (std::size_t k = 0; k < a.pad.size(); ++k) js << (k ? ", " : "") << a.pad[k];
       js << "], \"ranks\": " << size << ", \"grid\": [" << b.grid[0] << ", " << b.grid[1] << "], \"engine\": \""
          << to_string(b.engine) << "\", \"planes\": " << b.planes << ", \"layout\": \"" << to_string(a.layout) << "\", \"effort\": \"" << to_string(a.effort)
          << "\", \"iters\": " << a.iters << "},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
          << ", \"peak_rss_bytes\": " << rss << ",\n \"verify\": {\"forward_max_error\": " << b.forward_error
-         << ", \"roundtrip_max_error\": " << b.roundtrip_error << ", \"ok\": " << (ok ? "true" : "false") << "},\n \"forward\": ";
+         << ", \"roundtrip_max_error\": " << b.roundtrip_error << ", \"ok\": " << (ok ? "true" : "false") << "},\n \"exchanges\": [";
+      for (std::size_t k = 0; k < b.exchanges.size(); ++k)
+        js << (k ? ", " : "") << "{\"name\": \"" << b.exchanges[k].name << "\", \"bytes\": " << b.exchanges[k].bytes
+           << ", \"unpadded_bytes\": " << b.exchanges[k].unpadded_bytes << "}";
+      js << "],\n \"forward\": ";
       json_direction(js, b.fwd, gflop);
       js << ",\n \"backward\": ";
       json_direction(js, b.bwd, gflop);
