@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <deque>
 
 #include "comm/packing.hpp"
 
@@ -81,6 +80,9 @@ class Pipelined final : public PipelinedStep {
         throw std::runtime_error("volfft: a pipelined chunk exceeds MPI's int counts; use fewer planes");
       sb += s, rb += r;
     }
+    // Request slots per chunk, made now so that run() allocates nothing.
+    flights_.resize(K);
+    for (auto& f : flights_) f.requests.assign(p2p_ ? 2 * std::max(0, p - 1) : 1, MPI_REQUEST_NULL);
   }
 
   void run(const void* input, void* dst_void, void* output, double scale, PipelineTimes& times) override {
@@ -88,7 +90,7 @@ class Pipelined final : public PipelinedStep {
     const auto& t = packer_.transfer();
     const auto s = static_cast<typename T::value_type>(scale);
     const int K = chunks_.chunks;
-    std::deque<Flight> flying;
+    int head = 0;  // chunks [head, k] are in flight; they complete in order
     double first_start = 0;
     for (int k = 0; k < K; ++k) {
       double t0 = comm::now();
@@ -99,29 +101,22 @@ class Pipelined final : public PipelinedStep {
         if (m != t.member && send_counts_[k][m])
           packer_.pack_part(src_, chunk_of(t.send[m], chunks_.axis, k, chunks_.planes), sbuf + send_displs_[k][m]);
       packer_.copy_own_part(src_, chunk_of(t.send[t.member], chunks_.axis, k, chunks_.planes), dst, s);
-      Flight f;
-      f.chunk = k;
-      start(k, f);
+      start(k, flights_[k]);
       double t2 = comm::now();
       if (k == 0) first_start = t2;
-      flying.push_back(std::move(f));
       times.fft_source += t1 - t0, times.pack += t2 - t1;
       // Keep the number of chunks in flight bounded, and give MPI a chance to progress.
-      while (static_cast<int>(flying.size()) > max_in_flight_ || (!flying.empty() && done(flying.front()))) {
-        complete(flying.front(), dst, output, s, times);
-        flying.pop_front();
-      }
+      while (head <= k && (k + 1 - head > max_in_flight_ || done(flights_[head])))
+        complete(flights_[head++], dst, output, s, times);
     }
-    while (!flying.empty()) {
-      complete(flying.front(), dst, output, s, times);
-      flying.pop_front();
-    }
+    while (head < K) complete(flights_[head++], dst, output, s, times);
     times.in_flight += comm::now() - first_start;
   }
 
  private:
   struct Flight {
     int chunk = 0;
+    int active = 0;  // requests in use
     std::vector<MPI_Request> requests;
   };
 
@@ -129,8 +124,10 @@ class Pipelined final : public PipelinedStep {
     const auto& t = packer_.transfer();
     T* sbuf = send_ + send_base_[k];
     T* rbuf = recv_ + recv_base_[k];
+    f.chunk = k;
+    f.active = 0;
     if (!p2p_) {
-      f.requests.resize(1);
+      f.active = 1;
       comm::check_mpi(MPI_Ialltoallv(sbuf, send_counts_[k].data(), send_displs_[k].data(), comm::mpi_type_of<T>(),
                                      rbuf, recv_counts_[k].data(), recv_displs_[k].data(), comm::mpi_type_of<T>(),
                                      group_, &f.requests[0]),
@@ -141,27 +138,25 @@ class Pipelined final : public PipelinedStep {
     for (int j = 1; j < p; ++j) {
       const int from = (t.member - j + p) % p;
       if (recv_counts_[k][from]) {
-        f.requests.emplace_back();
         comm::check_mpi(MPI_Irecv(rbuf + recv_displs_[k][from], recv_counts_[k][from], comm::mpi_type_of<T>(), from,
-                                  k, group_, &f.requests.back()),
+                                  k, group_, &f.requests[f.active++]),
                         "MPI_Irecv");
       }
     }
     for (int j = 1; j < p; ++j) {
       const int to = (t.member + j) % p;
       if (send_counts_[k][to]) {
-        f.requests.emplace_back();
         comm::check_mpi(MPI_Isend(sbuf + send_displs_[k][to], send_counts_[k][to], comm::mpi_type_of<T>(), to, k,
-                                  group_, &f.requests.back()),
+                                  group_, &f.requests[f.active++]),
                         "MPI_Isend");
       }
     }
   }
 
   bool done(Flight& f) {
-    if (f.requests.empty()) return true;
+    if (f.active == 0) return true;
     int flag = 0;
-    comm::check_mpi(MPI_Testall(static_cast<int>(f.requests.size()), f.requests.data(), &flag, MPI_STATUSES_IGNORE),
+    comm::check_mpi(MPI_Testall(f.active, f.requests.data(), &flag, MPI_STATUSES_IGNORE),
                     "MPI_Testall");
     return flag != 0;
   }
@@ -170,9 +165,9 @@ class Pipelined final : public PipelinedStep {
     const auto& t = packer_.transfer();
     const int k = f.chunk;
     double t0 = comm::now();
-    if (!f.requests.empty())
-      comm::check_mpi(MPI_Waitall(static_cast<int>(f.requests.size()), f.requests.data(), MPI_STATUSES_IGNORE),
-                      "MPI_Waitall");
+    if (f.active > 0)
+      comm::check_mpi(MPI_Waitall(f.active, f.requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    f.active = 0;
     double t1 = comm::now();
     const T* rbuf = recv_ + recv_base_[k];
     for (int m = 0; m < t.size(); ++m)
@@ -196,6 +191,7 @@ class Pipelined final : public PipelinedStep {
   bool p2p_;
   std::vector<std::vector<int>> send_counts_, recv_counts_, send_displs_, recv_displs_;
   std::vector<Index> send_base_, recv_base_;
+  std::vector<Flight> flights_;  // one per chunk
 };
 
 }  // namespace
