@@ -55,6 +55,7 @@ struct Args {
   int iters = 10, warmup = 2;
   std::vector<int> planes{-1};  // pipelined engine: planes per chunk (-1 = automatic)
   std::vector<Index> pad;       // --pad: the real grid; the positional sizes are then the spectral box
+  bool scale = true;            // --no-scale: backward unscaled, like FFTW's (same work as the peers)
   std::string json;
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
 };
@@ -65,6 +66,7 @@ const char* kUsage =
     "       [--effort estimate|measure|patient] [--iters K] [--warmup W] [--json FILE]\n"
     "       [--planes K[,K...]|auto|all] (engine pipelined)\n"
     "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
+    "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
     "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n";
 
 std::vector<std::array<int, 2>> all_grids(int size, int ndim) {
@@ -92,6 +94,7 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--iters") a.iters = std::stoi(value("--iters"));
     else if (s == "--warmup") a.warmup = std::stoi(value("--warmup"));
     else if (s == "--json") a.json = value("--json");
+    else if (s == "--no-scale") a.scale = false;
     else if (s == "--pad") {
       while (k + 1 < argc && std::isdigit(static_cast<unsigned char>(argv[k + 1][0])))
         a.pad.push_back(std::stoll(argv[++k]));
@@ -194,6 +197,7 @@ template <class Real>
 RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes) {
   using C = std::complex<Real>;
   Options o;
+  o.scale_backward = a.scale;
   o.planes = planes;
   o.grid = grid;
   const std::vector<Index> grid_shape = a.pad.empty() ? a.shape : a.pad;  // the transform size n
@@ -277,9 +281,10 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   double rt = 0, mx = 0;
   if (real) plan.backward(out.data(), back_r.data());
   else plan.backward(out.data(), back_c.data());
+  const double unscale = a.scale ? 1.0 : 1.0 / N;  // --no-scale: backward(forward(x)) == N x
   for (Index k = 0; k < plan.input_count(); ++k) {
-    rt = std::max(rt, real ? std::abs(double(back_r[k]) - double(in_r[k]))
-                           : std::abs(std::complex<double>(back_c[k]) - std::complex<double>(in_c[k])));
+    rt = std::max(rt, real ? std::abs(double(back_r[k]) * unscale - double(in_r[k]))
+                           : std::abs(std::complex<double>(back_c[k]) * unscale - std::complex<double>(in_c[k])));
     mx = std::max(mx, real ? std::abs(double(in_r[k])) : std::abs(std::complex<double>(in_c[k])));
   }
   r.roundtrip_error = max_over(mx > 0 ? rt / mx : rt);
@@ -379,9 +384,10 @@ int main(int argc, char** argv) {
     const Args a = parse(argc, argv, size);
     const double gflop = flops(a) * 1e-9;
     if (rank == 0)
-      std::printf("%s\n%s %s %s on %d rank(s), layout %s, effort %s, %d iterations (median, max over ranks)\n",
+      std::printf("%s\n%s %s %s%s on %d rank(s), layout %s, effort %s, backward %s, %d iterations (median, max over ranks)\n",
                   version_string().c_str(), to_string(a.kind), to_string(a.precision), shape_text(a.shape).c_str(),
-                  size, to_string(a.layout), to_string(a.effort), a.iters);
+                  a.pad.empty() ? "" : (" padded to " + shape_text(a.pad)).c_str(), size, to_string(a.layout),
+                  to_string(a.effort), a.scale ? "scaled 1/N" : "unscaled", a.iters);
     std::vector<RunResult> results;
     for (auto g : a.grids)
       for (Engine e : a.engines)
@@ -452,7 +458,7 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < a.pad.size(); ++k) js << (k ? ", " : "") << a.pad[k];
       js << "], \"ranks\": " << size << ", \"grid\": [" << b.grid[0] << ", " << b.grid[1] << "], \"engine\": \""
          << to_string(b.engine) << "\", \"planes\": " << b.planes << ", \"layout\": \"" << to_string(a.layout) << "\", \"effort\": \"" << to_string(a.effort)
-         << "\", \"iters\": " << a.iters << "},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
+         << "\", \"iters\": " << a.iters << ", \"scale_backward\": " << (a.scale ? "true" : "false") << "},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
          << ", \"peak_rss_bytes\": " << rss << ",\n \"verify\": {\"forward_max_error\": " << b.forward_error
          << ", \"roundtrip_max_error\": " << b.roundtrip_error << ", \"ok\": " << (ok ? "true" : "false") << "},\n \"exchanges\": [";
       for (std::size_t k = 0; k < b.exchanges.size(); ++k)
