@@ -6,9 +6,20 @@
 option(VOLFFT_DUCC0 "Build the ducc0 FFT backend from third_party/ducc0" ON)
 set(VOLFFT_DUCC0_DIR "${CMAKE_CURRENT_SOURCE_DIR}/third_party/ducc0/src" CACHE PATH
     "Directory holding ducc0/fft/fft.h (the ducc0 sdist's src/)")
-# ducc0 vectorises across transforms with the SIMD width the compiler targets: -march=native
-# (or e.g. x86-64-v3) is worth 10-30% on AVX2/AVX-512 machines; empty = the compiler default.
-set(VOLFFT_DUCC0_ARCH "" CACHE STRING "-march value for the ducc0 sources (empty: default)")
+# ducc0 vectorises across transforms with the SIMD width the compiler targets. With the
+# compiler's default (SSE2 on x86-64) it is 2-3x slower than FFTW; with -march=native on an
+# AVX-512 machine it is faster (docs/performance.md). So the ducc0 sources alone default to
+# the build machine's instruction set: set e.g. x86-64-v3 for binaries that run elsewhere, or
+# an empty value for the compiler default.
+include(CheckCXXCompilerFlag)
+check_cxx_compiler_flag(-march=native VOLFFT_CXX_HAS_MARCH_NATIVE)
+if(VOLFFT_CXX_HAS_MARCH_NATIVE)
+  set(_ducc0_arch_default native)
+else()
+  set(_ducc0_arch_default "")
+endif()
+set(VOLFFT_DUCC0_ARCH "${_ducc0_arch_default}" CACHE STRING
+    "-march value for the ducc0 sources only (empty: the compiler default)")
 
 set(VOLFFT_HAVE_DUCC0 OFF)
 if(VOLFFT_DUCC0 AND EXISTS "${VOLFFT_DUCC0_DIR}/ducc0/fft/fftnd_impl.h")
