@@ -205,10 +205,12 @@ class Plan:
     kind : {"c2c", "r2c"}
         Complex-to-complex, or real-to-complex forward with complex-to-real backward.
     grid : "auto" or (p0, p1)
-        Process grid; ``p1 == 1`` is the slab decomposition, otherwise pencils. ``p0 * p1``
+        Process grid (``"auto"``: chosen by the library, by measuring with
+        ``effort="measure"``); ``p1 == 1`` is the slab decomposition, otherwise pencils. ``p0 * p1``
         must equal ``comm.size``; 2-D arrays take slabs only, ``(comm.size, 1)``.
-    engine : {"auto", "alltoallv", "alltoall", "alltoallw", "p2p"}
-        Exchange strategy.
+    engine : {"auto", "alltoallv", "alltoall", "alltoallw", "p2p", "pipelined", "persistent", "node"}
+        Exchange strategy (docs/conventions.md). With ``"auto"`` and ``effort="measure"`` or
+        ``"patient"`` the library times the candidates and keeps the fastest.
     layout : {"transposed", "natural"}
         Memory order of the forward output: the fastest one (default), or C order.
     effort : {"estimate", "measure", "patient"}

@@ -24,7 +24,7 @@ def factor_grids(nprocs: int):
 
 
 GRIDS_3D = factor_grids(SIZE)
-ENGINES = ["alltoallv", "alltoall", "alltoallw", "p2p"]
+ENGINES = ["alltoallv", "alltoall", "alltoallw", "p2p", "pipelined", "persistent", "node"]
 LAYOUTS = ["transposed", "natural"]
 SHAPES_3D = [(8, 8, 8), (7, 9, 11), (1, 5, 6), (5, 1, 3), (3, 4, 2), (16, 12, 10), (2, 3, 1)]
 SHAPES_2D = [(8, 8), (7, 9), (1, 5), (5, 1), (3, 2), (13, 6), (2, 1)]
