@@ -9,7 +9,7 @@ Two tables, c2c double, cubes n^3:
    process grid, both unscaled (volfft ``scale_backward=False``), both writing into arrays
    allocated beforehand. Ratio = volfft / mpi4py-fft of forward + backward.
 2. Python call overhead: volfft.Plan.forward/backward timed from Python against the
-   ``volfft-bench`` driver (C++) on the same problem, grid and engine.
+   ``volfft-bench`` driver (C++) on the same problem, grid and fixed engine, both unscaled.
 
 Every time is per call, barrier-bracketed, the maximum over ranks, the median of ``--iters``
 calls; each configuration runs ``--repeats`` times, alternating the programs, and the table
@@ -33,21 +33,30 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 # ------------------------------------------------------------------------- worker (under MPI)
-def _time_calls(comm, call, iters: int, warmup: int, after=None) -> float:
-    """Median over iters of the per-call time, max over ranks (as volfft-bench measures)."""
+def _time_pair(comm, forward, backward, iters: int, warmup: int, phases=None) -> dict:
+    """Medians over iters of forward's and backward's per-call time, max over ranks.
+
+    Measured as volfft-bench measures: forward then backward in each iteration, each
+    barrier-bracketed. ``phases(direction)``, when given, returns this rank's sum of the
+    library's phase timers for the call just made (read outside the timed region); its max over
+    ranks is the time spent inside the C++ library, for the in-process overhead.
+    """
     from mpi4py import MPI
 
-    times = []
+    times: Dict[str, List[float]] = {"forward": [], "backward": [],
+                                     "forward_inside": [], "backward_inside": []}
     for it in range(-warmup, iters):
-        comm.Barrier()
-        start = MPI.Wtime()
-        call()
-        elapsed = comm.allreduce(MPI.Wtime() - start, op=MPI.MAX)
-        if after is not None:
-            after()
-        if it >= 0:
-            times.append(elapsed)
-    return statistics.median(times)
+        for direction, call in (("forward", forward), ("backward", backward)):
+            comm.Barrier()
+            start = MPI.Wtime()
+            call()
+            elapsed = comm.allreduce(MPI.Wtime() - start, op=MPI.MAX)
+            inside = comm.allreduce(phases(direction), op=MPI.MAX) if phases else None
+            if it >= 0:
+                times[direction].append(elapsed)
+                if inside is not None:
+                    times[direction + "_inside"].append(inside)
+    return {key: statistics.median(v) for key, v in times.items() if v}
 
 
 def _test_signal(index_arrays):
@@ -99,12 +108,9 @@ def worker(args: argparse.Namespace) -> None:
         a[...] = _test_signal(_indices(plan.local_slice(), plan.input_order))
         b = plan.output_array()
         c = plan.input_array()
-        result["volfft_forward"] = _time_calls(
-            comm, lambda: plan.forward(a, b), args.iters, args.warmup,
-            after=lambda: plan.timings("forward", max_over_ranks=True))
-        result["volfft_backward"] = _time_calls(
-            comm, lambda: plan.backward(b, c), args.iters, args.warmup,
-            after=lambda: plan.timings("backward", max_over_ranks=True))
+        timed = _time_pair(comm, lambda: plan.forward(a, b), lambda: plan.backward(b, c),
+                           args.iters, args.warmup, phases=lambda d: sum(plan.timings(d).values()))
+        result.update({"volfft_" + key: value for key, value in timed.items()})
         volfft_sum = _checksum(comm, b, _indices(plan.local_slice(True), plan.output_order))
 
     if args.with_mpi4py_fft:
@@ -116,10 +122,10 @@ def worker(args: argparse.Namespace) -> None:
         u_back = newDistArray(fft, False)  # backward must not overwrite the input (unscaled)
         natural = [0, 1, 2]  # mpi4py-fft's local arrays are in C order of the global axes
         u[...] = _test_signal(_indices(fft.local_slice(False), natural))
-        result["mpi4py_fft_forward"] = _time_calls(
-            comm, lambda: fft.forward(u, u_hat, normalize=False), args.iters, args.warmup)
-        result["mpi4py_fft_backward"] = _time_calls(
-            comm, lambda: fft.backward(u_hat, u_back, normalize=False), args.iters, args.warmup)
+        timed = _time_pair(comm, lambda: fft.forward(u, u_hat, normalize=False),
+                           lambda: fft.backward(u_hat, u_back, normalize=False), args.iters,
+                           args.warmup)
+        result.update({"mpi4py_fft_" + key: value for key, value in timed.items()})
         fft.forward(u, u_hat, normalize=False)
         theirs = _checksum(comm, u_hat, _indices(fft.local_slice(True), natural))
         result["same_spectrum"] = abs(theirs - volfft_sum) <= 1e-9 * max(1.0, abs(theirs))
@@ -167,7 +173,8 @@ def _run_driver(driver: str, nprocs: int, n: int, grid, engine: str, args) -> di
         out = os.path.join(scratch, "bench.json")
         subprocess.run(command + [driver, "c2c", "double", str(n), str(n), str(n), "--grid",
                                   f"{grid[0]}x{grid[1]}", "--engine", engine, "--iters",
-                                  str(args.iters), "--warmup", str(args.warmup), "--json", out],
+                                  str(args.iters), "--warmup", str(args.warmup), "--no-scale",
+                                  "--json", out],
                        env=env, check=True, timeout=args.timeout, stdout=subprocess.DEVNULL)
         with open(out, encoding="utf-8") as handle:
             report = json.load(handle)
@@ -210,15 +217,21 @@ def launcher(args: argparse.Namespace) -> int:
             print(f"\nPython overhead: skipped ({error})")
             driver = None
     if driver and args.overhead_sizes:
-        print(f"\nPython call overhead vs volfft-bench (C++), np {args.overhead_np}: ms per call")
+        print(f"\nPython call overhead vs volfft-bench (C++), np {args.overhead_np}: ms per call, "
+              f"median of {args.iters} calls, median of {args.overhead_repeats} runs")
+        print("  vs driver: the same problem in volfft-bench and from Python, alternating runs;")
+        print("  in-process: Python call time vs the library's own phase timers, same calls")
         print(f"{'n':>5} {'grid':>5} {'engine':>10} | {'C++ fwd':>8} {'bwd':>8} | "
-              f"{'Python fwd':>10} {'bwd':>8} | {'overhead fwd':>12} {'bwd':>7} {'total':>7}")
+              f"{'Python fwd':>10} {'bwd':>8} | {'vs driver fwd':>13} {'bwd':>7} {'total':>7} | "
+              f"{'in-process':>10}")
         for n in args.overhead_sizes:
             grid = args.grid or [args.overhead_np, 1]
             python_runs, driver_runs = [], []
-            for _ in range(args.repeats):  # alternate, so both see the same machine state
-                driver_runs.append(_run_driver(driver, args.overhead_np, n, grid, args.engine, args))
-                python_runs.append(_run_worker(args.overhead_np, n, args, grid, args.engine, False))
+            for _ in range(args.overhead_repeats):  # alternate: both see the same machine state
+                driver_runs.append(_run_driver(driver, args.overhead_np, n, grid,
+                                               args.overhead_engine, args))
+                python_runs.append(_run_worker(args.overhead_np, n, args, grid,
+                                               args.overhead_engine, False))
             cxx_f, cxx_b = _median_of(driver_runs, "forward"), _median_of(driver_runs, "backward")
             py_f, py_b = _median_of(python_runs, "volfft_forward"), _median_of(python_runs, "volfft_backward")
             row = {"n": n, "np": args.overhead_np, "grid": list(grid), "engine": python_runs[0]["engine"],
@@ -226,11 +239,15 @@ def launcher(args: argparse.Namespace) -> int:
                    "python_backward": py_b, "overhead_forward": py_f / cxx_f - 1,
                    "overhead_backward": py_b / cxx_b - 1,
                    "overhead_total": (py_f + py_b) / (cxx_f + cxx_b) - 1}
+            inside = (_median_of(python_runs, "volfft_forward_inside")
+                      + _median_of(python_runs, "volfft_backward_inside"))
+            row["overhead_in_process"] = (py_f + py_b) / inside - 1
             report["overhead"].append(row)
             print(f"{n:>5} {'x'.join(map(str, grid)):>5} {row['engine']:>10} | {cxx_f * 1e3:>8.3f} "
                   f"{cxx_b * 1e3:>8.3f} | {py_f * 1e3:>10.3f} {py_b * 1e3:>8.3f} | "
-                  f"{row['overhead_forward']:>+12.1%} {row['overhead_backward']:>+7.1%} "
-                  f"{row['overhead_total']:>+7.1%}", flush=True)
+                  f"{row['overhead_forward']:>+13.1%} {row['overhead_backward']:>+7.1%} "
+                  f"{row['overhead_total']:>+7.1%} | {row['overhead_in_process']:>+10.2%}",
+                  flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(report, handle, indent=1)
@@ -239,7 +256,7 @@ def launcher(args: argparse.Namespace) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--np", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--np", type=int, nargs="*", default=[1, 2, 4])
     parser.add_argument("--sizes", type=int, nargs="+", default=[128, 256])
     parser.add_argument("--grid", type=int, nargs=2, default=None,
                         help="p0 p1 (default: volfft's automatic grid, used for both)")
@@ -249,6 +266,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--overhead-np", type=int, default=2)
     parser.add_argument("--overhead-sizes", type=int, nargs="*", default=[64, 128])
+    parser.add_argument("--overhead-repeats", type=int, default=5)
+    parser.add_argument("--overhead-engine", default="alltoallv",
+                        help="a fixed engine, so that autotuning cannot pick different ones")
     parser.add_argument("--driver", default=None, help="volfft-bench (default: found like `volfft bench`)")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--json", default=None, help="write all numbers to this file")
