@@ -38,8 +38,9 @@ _PRECISIONS = {
 
 Grid = Union[str, Tuple[int, int], Sequence[int]]
 
-# FFTW's SIMD plans need 64-byte aligned arrays; the library runs a slower second plan for
-# others (docs/conventions.md). numpy only guarantees 16 bytes, so the plan allocates its own.
+# The library plans FFTW on 64-byte aligned buffers and runs a second, slower plan for arrays of
+# another FFTW alignment (docs/conventions.md). numpy's 16 bytes happen to suffice for FFTW's
+# SIMD codelets, but nothing guarantees it: the plan's own arrays are cache-line aligned.
 _ALIGNMENT = 64
 
 
