@@ -55,6 +55,8 @@ struct Args {
   int iters = 10, warmup = 2;
   std::vector<int> planes{-1};  // pipelined engine: planes per chunk (-1 = automatic)
   std::vector<Index> pad;       // --pad: the real grid; the positional sizes are then the spectral box
+  int threads = 1, ranks_per_node = 0;
+  Backend backend = Backend::fftw;
   bool scale = true;            // --no-scale: backward unscaled, like FFTW's (same work as the peers)
   std::string json;
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
@@ -67,6 +69,7 @@ const char* kUsage =
     "       [--planes K[,K...]|auto|all] (engine pipelined)\n"
     "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
     "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
+    "       [--threads N] [--backend fftw|ducc0|auto] [--ranks-per-node R] (engine node: pretend nodes)\n"
     "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n";
 
 std::vector<std::array<int, 2>> all_grids(int size, int ndim) {
@@ -95,6 +98,9 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--warmup") a.warmup = std::stoi(value("--warmup"));
     else if (s == "--json") a.json = value("--json");
     else if (s == "--no-scale") a.scale = false;
+    else if (s == "--threads") a.threads = std::stoi(value("--threads"));
+    else if (s == "--backend") a.backend = parse_backend(value("--backend"));
+    else if (s == "--ranks-per-node") a.ranks_per_node = std::stoi(value("--ranks-per-node"));
     else if (s == "--pad") {
       while (k + 1 < argc && std::isdigit(static_cast<unsigned char>(argv[k + 1][0])))
         a.pad.push_back(std::stoll(argv[++k]));
@@ -134,6 +140,7 @@ Args parse(int argc, char** argv, int size) {
     a.shape.push_back(n);
   }
   if (a.iters < 1) throw Error("volfft-bench: --iters must be >= 1");
+  if (a.threads < 1) throw Error("volfft-bench: --threads must be >= 1");
   if (!a.pad.empty() && a.pad.size() != a.shape.size())
     throw Error("volfft-bench: --pad needs as many sizes as the spectral shape (" + std::to_string(a.shape.size()) + ")");
   const int nd = static_cast<int>(a.shape.size());
@@ -147,7 +154,7 @@ Args parse(int argc, char** argv, int size) {
     a.grids = {{p0, p1}};
   }
   if (engine == "all")
-    a.engines = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p, Engine::pipelined};
+    a.engines = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p, Engine::pipelined, Engine::node};
   else a.engines = {parse_engine(engine)};
   return a;
 }
@@ -198,6 +205,9 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   using C = std::complex<Real>;
   Options o;
   o.scale_backward = a.scale;
+  o.threads = a.threads;
+  o.backend = a.backend;
+  o.ranks_per_node = a.ranks_per_node;
   o.planes = planes;
   o.grid = grid;
   const std::vector<Index> grid_shape = a.pad.empty() ? a.shape : a.pad;  // the transform size n
@@ -384,10 +394,12 @@ int main(int argc, char** argv) {
     const Args a = parse(argc, argv, size);
     const double gflop = flops(a) * 1e-9;
     if (rank == 0)
-      std::printf("%s\n%s %s %s%s on %d rank(s), layout %s, effort %s, backward %s, %d iterations (median, max over ranks)\n",
+      std::printf("%s\n%s %s %s%s on %d rank(s) x %d thread(s), backend %s, layout %s, effort %s, backward %s, "
+                  "%d iterations (median, max over ranks)\n",
                   version_string().c_str(), to_string(a.kind), to_string(a.precision), shape_text(a.shape).c_str(),
-                  a.pad.empty() ? "" : (" padded to " + shape_text(a.pad)).c_str(), size, to_string(a.layout),
-                  to_string(a.effort), a.scale ? "scaled 1/N" : "unscaled", a.iters);
+                  a.pad.empty() ? "" : (" padded to " + shape_text(a.pad)).c_str(), size, a.threads,
+                  to_string(a.backend), to_string(a.layout), to_string(a.effort), a.scale ? "scaled 1/N" : "unscaled",
+                  a.iters);
     std::vector<RunResult> results;
     for (auto g : a.grids)
       for (Engine e : a.engines)
@@ -458,6 +470,7 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < a.pad.size(); ++k) js << (k ? ", " : "") << a.pad[k];
       js << "], \"ranks\": " << size << ", \"grid\": [" << b.grid[0] << ", " << b.grid[1] << "], \"engine\": \""
          << to_string(b.engine) << "\", \"planes\": " << b.planes << ", \"layout\": \"" << to_string(a.layout) << "\", \"effort\": \"" << to_string(a.effort)
+         << "\", \"threads\": " << a.threads << ", \"backend\": \"" << to_string(a.backend)
          << "\", \"iters\": " << a.iters << ", \"scale_backward\": " << (a.scale ? "true" : "false") << "},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
          << ", \"peak_rss_bytes\": " << rss << ",\n \"verify\": {\"forward_max_error\": " << b.forward_error
          << ", \"roundtrip_max_error\": " << b.roundtrip_error << ", \"ok\": " << (ok ? "true" : "false") << "},\n \"exchanges\": [";

@@ -30,8 +30,10 @@ typedef enum {
   VOLFFT_ENGINE_ALLTOALLW = 3,
   VOLFFT_ENGINE_P2P = 4,
   VOLFFT_ENGINE_PIPELINED = 5,
-  VOLFFT_ENGINE_PERSISTENT = 6
+  VOLFFT_ENGINE_PERSISTENT = 6,
+  VOLFFT_ENGINE_NODE = 7
 } volfft_engine;
+typedef enum { VOLFFT_BACKEND_AUTO = 0, VOLFFT_BACKEND_FFTW = 1, VOLFFT_BACKEND_DUCC0 = 2 } volfft_backend;
 typedef enum { VOLFFT_LAYOUT_TRANSPOSED = 0, VOLFFT_LAYOUT_NATURAL = 1 } volfft_layout;
 typedef enum { VOLFFT_ESTIMATE = 0, VOLFFT_MEASURE = 1, VOLFFT_PATIENT = 2 } volfft_effort;
 typedef enum { VOLFFT_FORWARD = 0, VOLFFT_BACKWARD = 1 } volfft_direction;
@@ -52,6 +54,11 @@ typedef struct {
   const char* map_file;   /* NULL or a map file (line g = coordinates of position g) ... */
   const int* coordinate;  /* ... and this rank's own coordinate */
   int coordinate_length;
+  int backend;            /* volfft_backend (default FFTW) */
+  int threads;            /* threads per rank (default 1) */
+  int ranks_per_node;     /* engine node: pretend nodes of this many ranks; 0 = real nodes */
+  int spectral_ndim;      /* padded transforms: 0, or ndim entries in spectral_shape */
+  const int64_t* spectral_shape;
 } volfft_options;
 
 typedef struct volfft_plan_s* volfft_plan;

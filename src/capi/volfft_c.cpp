@@ -75,6 +75,8 @@ void volfft_options_default(volfft_options* o) {
   o->scale_backward = 1;
   o->planes = -1;
   o->max_in_flight = 4;
+  o->backend = VOLFFT_BACKEND_FFTW;
+  o->threads = 1;
 }
 
 volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
@@ -97,7 +99,12 @@ volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, 
       volfft_options_default(&defaults);
       const volfft_options& c = options ? *options : defaults;
       o.grid = {c.grid[0], c.grid[1]};
-      o.engine = enum_arg<volfft::Engine>(c.engine, 7, "engine");
+      o.engine = enum_arg<volfft::Engine>(c.engine, 8, "engine");
+      o.backend = enum_arg<volfft::Backend>(c.backend, 3, "backend");
+      o.threads = c.threads;
+      o.ranks_per_node = c.ranks_per_node;
+      if (c.spectral_shape && c.spectral_ndim > 0)
+        o.spectral_shape.assign(c.spectral_shape, c.spectral_shape + c.spectral_ndim);
       o.layout = enum_arg<volfft::Layout>(c.layout, 2, "layout");
       o.effort = enum_arg<volfft::Effort>(c.effort, 3, "effort");
       o.scale_backward = c.scale_backward != 0;

@@ -137,6 +137,11 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
                     std::to_string(a) + "] = " + std::to_string(shape[a]) + "; got " +
                     std::to_string(options.spectral_shape[a]));
   }
+  if (options.threads < 1)
+    throw Error("volfft: threads must be at least 1; got " + std::to_string(options.threads));
+  if (options.ranks_per_node < 0)
+    throw Error("volfft: ranks_per_node must be 0 (the real nodes) or positive; got " +
+                std::to_string(options.ranks_per_node));
   if (options.workspace == nullptr && options.workspace_bytes != 0)
     throw Error("volfft: workspace_bytes is set but workspace is null");
 }

@@ -46,7 +46,7 @@ std::vector<Candidate> candidates(int size, const std::vector<std::int64_t>& sha
   if (o.engine != Engine::automatic) {
     engines.push_back(o.engine);
   } else {
-    engines = {Engine::alltoallv, Engine::alltoall, Engine::p2p, Engine::pipelined};
+    engines = {Engine::alltoallv, Engine::alltoall, Engine::p2p, Engine::pipelined, Engine::node};
     if (comm::have_persistent_collectives()) engines.push_back(Engine::persistent);
     if (o.effort == Effort::patient) engines.push_back(Engine::alltoallw);
   }

@@ -106,6 +106,7 @@ class Plan::Impl {
 
  private:
   void allocate(const Options& options);
+  void resolve_backend();
   void build(bool forward);
   void* array_at(bool forward, std::size_t stage, void* out) const;
   void continue_from(Program& p, std::size_t position, bool forward, const void* in, void* out);
@@ -164,6 +165,9 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
       vrank = static_cast<int>(std::find(options.rank_order.begin(), options.rank_order.end(), rank) -
                                options.rank_order.begin());
     bp = core::make_blueprint(size, vrank, shape, kind, precision, options);
+    if (!have_backend(options.backend))
+      throw Error(std::string("volfft: backend '") + to_string(options.backend) +
+                  "' is not part of this build (configure with VOLFFT_DUCC0=ON); use 'fftw' or 'auto'");
     if (bp.engine == Engine::persistent && !comm::have_persistent_collectives())
       throw Error("volfft: engine 'persistent' needs MPI-4 persistent collectives "
                   "(MPI_Alltoallv_init), which this MPI library does not provide");
@@ -184,8 +188,41 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   for (Index e : bp.shape) n *= e;
   scale = bp.scale_backward ? 1.0 / static_cast<double>(n) : 1.0;
   allocate(options);
+  resolve_backend();
   build(true);
   build(false);
+}
+
+void Plan::Impl::resolve_backend() {
+  // Backend::automatic is decided once per plan, by timing the first stage's forward FFTs
+  // with each backend on scratch arrays, each time the maximum over ranks: one choice for every
+  // rank and every batch of the plan.
+  if (options.backend != Backend::automatic) return;
+  options.backend = Backend::fftw;
+  if (!have_backend(Backend::ducc0)) return;
+  const Index most = std::max({bp.buffer_elements, bp.input_count(), bp.output_count()});
+  const std::size_t bytes = static_cast<std::size_t>(most * bp.complex_bytes) + 64;
+  std::unique_ptr<unsigned char[]> a(new unsigned char[bytes]()), b(new unsigned char[bytes]()),
+      c(new unsigned char[bytes]());
+  auto align = [](unsigned char* q) {
+    return reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(q) + 63) & ~std::uintptr_t(63));
+  };
+  double seconds[2] = {0, 0};
+  const Backend candidates[2] = {Backend::fftw, Backend::ducc0};
+  for (int k = 0; k < 2; ++k) {
+    Options o = options;
+    o.backend = candidates[k];
+    auto ops = plan::make_stage_ops(bp, o, 0, false, bp.stages[0].box_in, align(a.get()), align(b.get()), false);
+    std::memset(align(a.get()), 0, bytes - 64);
+    double best = 1e300;
+    for (int rep = 0; rep < 3; ++rep) {
+      const double t0 = MPI_Wtime();
+      for (const OpRun& op : ops) op.run(align(a.get()), align(c.get()), align(b.get()));
+      best = std::min(best, MPI_Wtime() - t0);
+    }
+    MPI_Allreduce(&best, &seconds[k], 1, MPI_DOUBLE, MPI_MAX, comm);
+  }
+  options.backend = seconds[1] < seconds[0] ? Backend::ducc0 : Backend::fftw;
 }
 
 Plan::Impl::~Impl() {
