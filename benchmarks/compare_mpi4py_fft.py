@@ -7,7 +7,9 @@ Two tables, c2c double, cubes n^3:
 
 1. volfft.Plan vs mpi4py_fft.PFFT (FFTW backend, FFTW_MEASURE, ``normalize=False``) on the same
    process grid, both unscaled (volfft ``scale_backward=False``), both writing into arrays
-   allocated beforehand. Ratio = volfft / mpi4py-fft of forward + backward.
+   allocated beforehand, timed in the same job, iterations interleaved. Ratio = volfft /
+   mpi4py-fft of forward + backward. volfft's grid and engine are its own automatic choice
+   (measured) unless --grid/--engine are given; mpi4py-fft gets the same grid.
 2. Python call overhead: volfft.Plan.forward/backward timed from Python against the
    ``volfft-bench`` driver (C++) on the same problem, grid and fixed engine, both unscaled.
 
@@ -33,30 +35,33 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 # ------------------------------------------------------------------------- worker (under MPI)
-def _time_pair(comm, forward, backward, iters: int, warmup: int, phases=None) -> dict:
-    """Medians over iters of forward's and backward's per-call time, max over ranks.
+def _time_interleaved(comm, programs: Dict[str, tuple], iters: int, warmup: int) -> dict:
+    """Medians over iters of each program's forward and backward time per call, max over ranks.
 
-    Measured as volfft-bench measures: forward then backward in each iteration, each
-    barrier-bracketed. ``phases(direction)``, when given, returns this rank's sum of the
-    library's phase timers for the call just made (read outside the timed region); its max over
-    ranks is the time spent inside the C++ library, for the in-process overhead.
+    ``programs[name] = (forward, backward, phases)``. Measured as volfft-bench measures (forward
+    then backward, each barrier-bracketed), and interleaved: every iteration runs every program
+    once, so that all of them see the same state of a shared machine. ``phases(direction)``,
+    when not None, returns this rank's sum of the library's phase timers for the call just made
+    (read outside the timed region); its max over ranks is the time spent inside the C++
+    library, for the in-process overhead. Keys: ``"<name>_forward"``, ``"<name>_backward"``,
+    ``"<name>_forward_inside"``, ``"<name>_backward_inside"``.
     """
     from mpi4py import MPI
 
-    times: Dict[str, List[float]] = {"forward": [], "backward": [],
-                                     "forward_inside": [], "backward_inside": []}
+    times: Dict[str, List[float]] = {}
     for it in range(-warmup, iters):
-        for direction, call in (("forward", forward), ("backward", backward)):
-            comm.Barrier()
-            start = MPI.Wtime()
-            call()
-            elapsed = comm.allreduce(MPI.Wtime() - start, op=MPI.MAX)
-            inside = comm.allreduce(phases(direction), op=MPI.MAX) if phases else None
-            if it >= 0:
-                times[direction].append(elapsed)
-                if inside is not None:
-                    times[direction + "_inside"].append(inside)
-    return {key: statistics.median(v) for key, v in times.items() if v}
+        for name, (forward, backward, phases) in programs.items():
+            for direction, call in (("forward", forward), ("backward", backward)):
+                comm.Barrier()
+                start = MPI.Wtime()
+                call()
+                elapsed = comm.allreduce(MPI.Wtime() - start, op=MPI.MAX)
+                inside = comm.allreduce(phases(direction), op=MPI.MAX) if phases else None
+                if it >= 0:
+                    times.setdefault(f"{name}_{direction}", []).append(elapsed)
+                    if inside is not None:
+                        times.setdefault(f"{name}_{direction}_inside", []).append(inside)
+    return {key: statistics.median(v) for key, v in times.items()}
 
 
 def _test_signal(index_arrays):
@@ -108,28 +113,27 @@ def worker(args: argparse.Namespace) -> None:
         a[...] = _test_signal(_indices(plan.local_slice(), plan.input_order))
         b = plan.output_array()
         c = plan.input_array()
-        timed = _time_pair(comm, lambda: plan.forward(a, b), lambda: plan.backward(b, c),
-                           args.iters, args.warmup, phases=lambda d: sum(plan.timings(d).values()))
-        result.update({"volfft_" + key: value for key, value in timed.items()})
-        volfft_sum = _checksum(comm, b, _indices(plan.local_slice(True), plan.output_order))
+        programs = {"volfft": (lambda: plan.forward(a, b), lambda: plan.backward(b, c),
+                               lambda d: sum(plan.timings(d).values()))}
+        fft = None
+        if args.with_mpi4py_fft:
+            from mpi4py_fft import PFFT, newDistArray
 
-    if args.with_mpi4py_fft:
-        from mpi4py_fft import PFFT, newDistArray
-
-        fft = PFFT(comm, shape, axes=(0, 1, 2), dtype=np.complex128, grid=grid, backend="fftw")
-        u = newDistArray(fft, False)
-        u_hat = newDistArray(fft, True)
-        u_back = newDistArray(fft, False)  # backward must not overwrite the input (unscaled)
-        natural = [0, 1, 2]  # mpi4py-fft's local arrays are in C order of the global axes
-        u[...] = _test_signal(_indices(fft.local_slice(False), natural))
-        timed = _time_pair(comm, lambda: fft.forward(u, u_hat, normalize=False),
-                           lambda: fft.backward(u_hat, u_back, normalize=False), args.iters,
-                           args.warmup)
-        result.update({"mpi4py_fft_" + key: value for key, value in timed.items()})
-        fft.forward(u, u_hat, normalize=False)
-        theirs = _checksum(comm, u_hat, _indices(fft.local_slice(True), natural))
-        result["same_spectrum"] = abs(theirs - volfft_sum) <= 1e-9 * max(1.0, abs(theirs))
-        fft.destroy()
+            fft = PFFT(comm, shape, axes=(0, 1, 2), dtype=np.complex128, grid=grid,
+                       backend="fftw")
+            u = newDistArray(fft, False)
+            u_hat = newDistArray(fft, True)
+            u_back = newDistArray(fft, False)  # the unscaled backward must not overwrite u
+            natural = [0, 1, 2]  # mpi4py-fft's local arrays are in C order of the global axes
+            u[...] = _test_signal(_indices(fft.local_slice(False), natural))
+            programs["mpi4py_fft"] = (lambda: fft.forward(u, u_hat, normalize=False),
+                                      lambda: fft.backward(u_hat, u_back, normalize=False), None)
+        result.update(_time_interleaved(comm, programs, args.iters, args.warmup))
+        if fft is not None:
+            ours = _checksum(comm, b, _indices(plan.local_slice(True), plan.output_order))
+            theirs = _checksum(comm, u_hat, _indices(fft.local_slice(True), natural))
+            result["same_spectrum"] = abs(theirs - ours) <= 1e-9 * max(1.0, abs(theirs))
+            fft.destroy()
 
     if comm.rank == 0:
         with open(args.out, "w", encoding="utf-8") as handle:
