@@ -161,6 +161,26 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
     plt.close(fig)
 
 
+def _run_with_timeout(command: List[str], env: Dict[str, str],
+                      timeout: Optional[float]) -> Optional[int]:
+    """Run the launcher; None when it ran past ``timeout`` and was stopped.
+
+    mpirun is asked to stop first (SIGTERM, which it forwards to the ranks) and killed only if
+    it does not within 10 s, so no rank is left behind.
+    """
+    process = subprocess.Popen(command, env=env)
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        return None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="volfft bench",
@@ -220,10 +240,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         flavor = mpi_flavor(mpirun)
         command = launch_command(mpirun, options.nprocs, [driver] + driver_args, flavor)
-        try:
-            status = subprocess.run(command, env=launch_environment(flavor),
-                                    timeout=options.timeout).returncode
-        except subprocess.TimeoutExpired:
+        status = _run_with_timeout(command, launch_environment(flavor), options.timeout)
+        if status is None:
             print(f"volfft bench: stopped after {options.timeout} s (--timeout)", file=sys.stderr)
             return 124
         if status != 0:

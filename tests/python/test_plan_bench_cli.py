@@ -152,3 +152,12 @@ def test_real_driver(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "verify:" in result.stdout and "OK" in result.stdout
     assert png.stat().st_size > 1000
+
+
+@pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
+def test_timeout_stops_the_run(tmp_path):
+    slow = tmp_path / "volfft-bench"
+    slow.write_text(f"#!{sys.executable}\nimport time\ntime.sleep(60)\n")
+    slow.chmod(0o755)
+    result = run_cli("--bench", str(slow), "--timeout", "3", "c2c", "double", "8", "8")
+    assert result.returncode == 124 and "stopped after 3.0 s (--timeout)" in result.stderr
