@@ -42,7 +42,8 @@ struct Transfer {
   Box from_box, to_box;
   core::Order from_order{0, 1, 2}, to_order{0, 1, 2};
   std::vector<Box> send, recv;  // per member
-  std::vector<Box> member_from, member_to;  // per member: its arrays before and after
+  std::vector<Box> member_from, member_to;  // per member: its data before and after
+  std::vector<Box> member_storage;          // per member: the array holding its data before
   int member = 0;
   core::Index max_block = 0;
   int threads = 1;  // threads per rank for the pack/unpack copies (Options::threads)

@@ -70,8 +70,8 @@ class NodeExchange final : public Exchange {
                                                     (direct ? all[q * F + 4] : 0));
         Peer p;
         p.member = m;
-        p.strides = core::strides_of(t.member_from[m], t.from_order);
-        p.block = array + core::offset_of(t.recv[m], t.member_from[m], p.strides);
+        p.strides = core::strides_of(t.member_storage[m], t.from_order);  // the partner's array
+        p.block = array + core::offset_of(t.recv[m], t.member_storage[m], p.strides);
         peers_.push_back(p);
       }
     }

@@ -1,9 +1,19 @@
 #include "comm/spectral_lines.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "comm/copy_box.hpp"
 
 namespace volfft::comm {
 namespace {
+
+// The two axes other than `axis`, outer first (larger stride first), for cache-friendly loops.
+std::array<int, 2> other_axes(int axis, const std::array<Index, 3>& strides) {
+  std::array<int, 2> o{axis == 0 ? 1 : 0, axis == 2 ? 1 : 2};
+  if (strides[o[0]] < strides[o[1]]) std::swap(o[0], o[1]);
+  return o;
+}
 
 // Planes [from, from + count) along `axis` of src to [to, to + count) of dst, one plane at a
 // time in the given direction, so that overlapping in-place moves are safe.
@@ -14,6 +24,17 @@ void move_planes(const T* src, const std::array<Index, 3>& ss, T* dst, const std
   if (src != dst) {  // disjoint arrays: one copy
     extent[axis] = count;
     copy_box(src + from * ss[axis], ss, dst + to * ds[axis], ds, extent, typename T::value_type(1));
+    return;
+  }
+  if (ss[axis] == 1 && ds[axis] == 1) {
+    // The axis is contiguous: one memmove per line (a plane along it would touch one element
+    // per cache line).
+    const auto o = other_axes(axis, ds);
+    for (Index a = 0; a < extent[o[0]]; ++a)
+      for (Index b = 0; b < extent[o[1]]; ++b) {
+        T* line = dst + a * ds[o[0]] + b * ds[o[1]];
+        std::memmove(static_cast<void*>(line + to), static_cast<const void*>(line + from), sizeof(T) * count);
+      }
     return;
   }
   extent[axis] = 1;
@@ -29,9 +50,15 @@ void zero_planes(T* dst, const std::array<Index, 3>& ds, std::array<Index, 3> ex
   if (count <= 0) return;
   extent[axis] = count;
   T* base = dst + from * ds[axis];
-  for (Index x0 = 0; x0 < extent[0]; ++x0)
-    for (Index x1 = 0; x1 < extent[1]; ++x1)
-      for (Index x2 = 0; x2 < extent[2]; ++x2) base[x0 * ds[0] + x1 * ds[1] + x2 * ds[2]] = T(0);
+  // Loop with the smallest stride innermost.
+  std::array<int, 3> ax{0, 1, 2};
+  std::sort(ax.begin(), ax.end(), [&](int x, int y) { return ds[x] > ds[y]; });
+  for (Index a = 0; a < extent[ax[0]]; ++a)
+    for (Index b = 0; b < extent[ax[1]]; ++b) {
+      T* row = base + a * ds[ax[0]] + b * ds[ax[1]];
+      const Index step = ds[ax[2]];
+      for (Index c = 0; c < extent[ax[2]]; ++c) row[c * step] = T(0);
+    }
 }
 
 }  // namespace

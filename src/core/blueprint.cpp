@@ -253,6 +253,10 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
     for (int m = 0; m < size; ++m) {
       ex.member_from.push_back(from_of(member_boxes[m]));
       ex.member_to.push_back(to_of(member_boxes[m]));
+      // The arrays holding them: a stage merged into the one before keeps that one's storage.
+      const PencilBoxes& mb = member_boxes[m];
+      ex.member_from_storage.push_back(row || p1 == 1 ? mb.a_in : mb.b_in);
+      ex.member_to_storage.push_back(row ? mb.b_in : mb.c_in);
       ex.send.push_back(ex.from_box.intersect(to_of(member_boxes[m])));
       ex.recv.push_back(from_of(member_boxes[m]).intersect(ex.to_box));
       for (int d = 0; padding && d < size; ++d)

@@ -42,7 +42,8 @@ struct ExchangeGeometry {
   Order from_order{0, 1, 2}, to_order{0, 1, 2};
   std::vector<Box> send;     ///< per member: from_box ∩ member's to_box
   std::vector<Box> recv;     ///< per member: member's from_box ∩ to_box
-  std::vector<Box> member_from, member_to;  ///< per member: its boxes before and after
+  std::vector<Box> member_from, member_to;  ///< per member: its data before and after
+  std::vector<Box> member_from_storage, member_to_storage;  ///< per member: its arrays
   Index max_block = 0;       ///< largest block between any two members (alltoall padding)
 };
 

@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
     int count = 0;
     for (const auto& c : cases)
       for (Kind kind : {Kind::c2c, Kind::r2c})
-        for (Engine e : {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p, Engine::pipelined})
+        for (Engine e : {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p, Engine::pipelined,
+                         Engine::persistent, Engine::node})
           for (auto g : grids) {
             if (c.n.size() == 2 && g[1] != 1) continue;
             run(c, kind, g, e, text(c.n) + " -> " + text(c.m) + " " + to_string(kind) + " grid " +
