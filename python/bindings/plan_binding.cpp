@@ -33,10 +33,17 @@ class PlanHandle {
   PlanHandle(nb::handle comm, const std::vector<std::int64_t>& shape, const std::string& kind,
              const std::string& precision, const std::array<int, 2>& grid,
              const std::string& engine, const std::string& layout, const std::string& effort,
-             bool scale_backward, const std::vector<int>& rank_order) {
+             bool scale_backward, const std::vector<int>& rank_order, int planes,
+             int max_in_flight, bool pipeline_p2p, int threads, const std::string& backend,
+             int ranks_per_node, const std::vector<std::int64_t>& spectral_shape,
+             const std::string& wisdom_file, bool verbose) {
     MPI_Comm c = to_mpi_comm(comm);
+    ExtraOptions extra;
+    extra.planes = planes, extra.max_in_flight = max_in_flight, extra.pipeline_p2p = pipeline_p2p;
+    extra.threads = threads, extra.backend = backend, extra.ranks_per_node = ranks_per_node;
+    extra.spectral_shape = spectral_shape, extra.wisdom_file = wisdom_file, extra.verbose = verbose;
     const volfft::Options options =
-        make_options(grid, engine, layout, effort, scale_backward, rank_order);
+        make_options(grid, engine, layout, effort, scale_backward, rank_order, extra);
     const volfft::Kind k = volfft::parse_kind(kind);
     const volfft::Precision p = volfft::parse_precision(precision);
     // Planning is collective and may measure for a while: let other Python threads run.
@@ -58,26 +65,31 @@ class PlanHandle {
   }
 
   void forward(const InputArray& a, OutputArray& out) {
-    volfft::Plan& p = plan();
-    const std::int64_t in_element = p.kind() == volfft::Kind::r2c
-                                        ? real_bytes(p.precision())
-                                        : 2 * real_bytes(p.precision());
-    check_bytes("a", a.nbytes(), p.input_count() * in_element);
-    check_bytes("out", out.nbytes(), p.output_count() * 2 * real_bytes(p.precision()));
+    check_forward(a, out);
     nb::gil_scoped_release release;
-    p.forward_raw(a.data(), out.data());
+    plan().forward_raw(a.data(), out.data());
   }
 
   void backward(const InputArray& b, OutputArray& out) {
-    volfft::Plan& p = plan();
-    const std::int64_t out_element = p.kind() == volfft::Kind::r2c
-                                         ? real_bytes(p.precision())
-                                         : 2 * real_bytes(p.precision());
-    check_bytes("b", b.nbytes(), p.output_count() * 2 * real_bytes(p.precision()));
-    check_bytes("out", out.nbytes(), p.input_count() * out_element);
+    check_backward(b, out);
     nb::gil_scoped_release release;
-    p.backward_raw(b.data(), out.data());
+    plan().backward_raw(b.data(), out.data());
   }
+
+  // Split phase: the returned request keeps this handle alive (keep_alive in the binding).
+  volfft::Request* forward_start(const InputArray& a, OutputArray& out) {
+    check_forward(a, out);
+    nb::gil_scoped_release release;
+    return new volfft::Request(plan().forward_start(a.data(), out.data()));
+  }
+
+  volfft::Request* backward_start(const InputArray& b, OutputArray& out) {
+    check_backward(b, out);
+    nb::gil_scoped_release release;
+    return new volfft::Request(plan().backward_start(b.data(), out.data()));
+  }
+
+  std::string tuning_report() const { return plan().tuning_report(); }
 
   std::vector<std::pair<std::string, double>> timings(const std::string& direction,
                                                       bool max_over_ranks) const {
@@ -112,6 +124,21 @@ class PlanHandle {
     }
   }
 
+  void check_forward(const InputArray& a, const OutputArray& out) const {
+    const volfft::Plan& p = plan();
+    const std::int64_t in_element =
+        p.kind() == volfft::Kind::r2c ? real_bytes(p.precision()) : 2 * real_bytes(p.precision());
+    check_bytes("a", a.nbytes(), p.input_count() * in_element);
+    check_bytes("out", out.nbytes(), p.output_count() * 2 * real_bytes(p.precision()));
+  }
+  void check_backward(const InputArray& b, const OutputArray& out) const {
+    const volfft::Plan& p = plan();
+    const std::int64_t out_element =
+        p.kind() == volfft::Kind::r2c ? real_bytes(p.precision()) : 2 * real_bytes(p.precision());
+    check_bytes("b", b.nbytes(), p.output_count() * 2 * real_bytes(p.precision()));
+    check_bytes("out", out.nbytes(), p.input_count() * out_element);
+  }
+
   std::unique_ptr<volfft::Plan> plan_;
 };
 
@@ -123,14 +150,35 @@ std::pair<std::array<std::int64_t, 3>, std::array<std::int64_t, 3>> box_pair(
 }  // namespace
 
 void bind_plan(nb::module_& m) {
+  nb::class_<volfft::Request>(m, "Request", "A split-phase transform; use volfft.Plan.forward_start.")
+      .def("test", [](volfft::Request& r) {
+        nb::gil_scoped_release release;
+        return r.test();
+      })
+      .def("wait", [](volfft::Request& r) {
+        nb::gil_scoped_release release;
+        r.wait();
+      })
+      .def_prop_ro("pending", &volfft::Request::pending);
   nb::class_<PlanHandle>(m, "Plan", "Native plan; use volfft.Plan.")
       .def(nb::init<nb::handle, const std::vector<std::int64_t>&, const std::string&,
                     const std::string&, const std::array<int, 2>&, const std::string&,
-                    const std::string&, const std::string&, bool, const std::vector<int>&>(),
+                    const std::string&, const std::string&, bool, const std::vector<int>&, int, int,
+                    bool, int, const std::string&, int, const std::vector<std::int64_t>&,
+                    const std::string&, bool>(),
            nb::arg("comm"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"),
            nb::arg("grid"), nb::arg("engine"), nb::arg("layout"), nb::arg("effort"),
-           nb::arg("scale_backward"), nb::arg("rank_order"))
+           nb::arg("scale_backward"), nb::arg("rank_order"), nb::arg("planes") = -1,
+           nb::arg("max_in_flight") = 4, nb::arg("pipeline_p2p") = false, nb::arg("threads") = 1,
+           nb::arg("backend") = "fftw", nb::arg("ranks_per_node") = 0,
+           nb::arg("spectral_shape") = std::vector<std::int64_t>{}, nb::arg("wisdom_file") = "",
+           nb::arg("verbose") = false)
       .def("close", &PlanHandle::close)
+      .def("forward_start", &PlanHandle::forward_start, nb::arg("a").noconvert(),
+           nb::arg("out").noconvert(), nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
+      .def("backward_start", &PlanHandle::backward_start, nb::arg("b").noconvert(),
+           nb::arg("out").noconvert(), nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
+      .def("tuning_report", &PlanHandle::tuning_report)
       .def_prop_ro("closed", &PlanHandle::closed)
       .def("forward", &PlanHandle::forward, nb::arg("a").noconvert(),
            nb::arg("out").noconvert())

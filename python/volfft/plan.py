@@ -13,6 +13,7 @@ axis of the output holds ``n // 2 + 1`` complex values, as in ``numpy.fft.rfftn`
 from __future__ import annotations
 
 import operator
+import os
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -108,6 +109,65 @@ def _check_name(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name}: expected a string, got {value!r}")
     return value
+
+
+def _padded_grid(spectral: Tuple[int, ...], padding: Any) -> Tuple[int, ...]:
+    """The real grid of a padded plan: floor(m * padding) per axis (mpi4py-fft's rule)."""
+    if padding is None:
+        return spectral
+    factors = (padding,) * len(spectral) if np.isscalar(padding) else tuple(padding)
+    if len(factors) != len(spectral):
+        raise VolfftError(f"padding: expected a number or {len(spectral)} numbers, got {padding!r}")
+    try:
+        factors = tuple(float(f) for f in factors)
+    except (TypeError, ValueError):
+        raise TypeError(f"padding: expected numbers >= 1, got {padding!r}") from None
+    if min(factors) < 1:
+        raise VolfftError(f"padding: expected factors >= 1 (the real grid is larger), got {padding!r}")
+    return tuple(int(np.floor(m * f)) for m, f in zip(spectral, factors))
+
+
+def _check_planes(planes: Any) -> int:
+    if planes == "auto":
+        return -1
+    try:
+        value = operator.index(planes)
+    except TypeError:
+        raise TypeError(f"planes: expected 'auto' or an int >= 0, got {planes!r}") from None
+    if value < 0:
+        raise VolfftError(f"planes: expected 'auto' or an int >= 0, got {planes!r}")
+    return value
+
+
+def _check_int(name: str, value: Any, lowest: int) -> int:
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected an int >= {lowest}, got {value!r}") from None
+    if v < lowest:
+        raise VolfftError(f"{name}: expected an int >= {lowest}, got {value!r}")
+    return v
+
+
+class Request:
+    """A transform begun with :meth:`Plan.forward_start` or :meth:`Plan.backward_start`."""
+
+    def __init__(self, native: Any, keep: Tuple[np.ndarray, np.ndarray], out: np.ndarray) -> None:
+        self._native = native
+        self._keep = keep  # the arrays must outlive the transform
+        self._out = out
+
+    def test(self) -> bool:
+        """Let MPI progress; True when :meth:`wait` will not block on communication."""
+        return True if self._native is None else bool(self._native.test())
+
+    def wait(self) -> np.ndarray:
+        """Finish the transform (collective) and return its output array."""
+        if self._native is not None:
+            self._native.wait()
+            self._native = None
+            self._keep = None
+        return self._out
 
 
 def _rank_order(placement: Any) -> list:
@@ -221,6 +281,29 @@ class Plan:
     placement : None, volfft.mapping.Placement or sequence of int
         Rank order: ``order[g]`` is the rank of ``comm`` that takes virtual grid position
         ``g = i * p1 + j``. Anything with a ``rank_order()`` method is accepted.
+    padding : None, float or sequence of float
+        Zero-padded ("pruned") transform, as for dealiasing: ``shape`` is then the spectral box
+        ``m`` (low frequencies in numpy's order) and the real grid is ``floor(m * padding)``
+        per axis (:attr:`shape`). forward() keeps the m-box of the real grid's spectrum;
+        backward() pads it with zeros. backward scales by ``1/N`` of the real grid, so
+        ``forward(backward(u_hat)) == u_hat``. Lines holding only zeros are never transformed
+        nor exchanged (docs/conventions.md).
+    planes : "auto" or int
+        Engine ``"pipelined"``: planes per chunk (``"auto"``: about eight chunks; 0: blocking).
+    max_in_flight : int, default 4
+        Engine ``"pipelined"``: chunks whose exchange may be outstanding at once.
+    pipeline_p2p : bool, default False
+        Engine ``"pipelined"``: ``MPI_Isend``/``MPI_Irecv`` instead of ``MPI_Ialltoallv``.
+    threads : int, default 1
+        Threads per rank for the FFTs and the pack/unpack copies.
+    backend : {"fftw", "ducc0", "auto"}
+        1-D FFT library (``"auto"``: timed once per plan, the same on every rank).
+    ranks_per_node : int, default 0
+        Engine ``"node"``: pretend nodes of this many ranks (0: the real nodes).
+    wisdom_file : str or path, optional
+        Autotuning memory (JSON): earlier choices are reused without measuring.
+    verbose : bool, default False
+        Print the autotuner's candidate table on rank 0 (also :meth:`tuning_report`).
 
     Raises
     ------
@@ -251,6 +334,15 @@ class Plan:
         effort: str = "measure",
         scale_backward: bool = True,
         placement: Any = None,
+        padding: Any = None,
+        planes: Any = "auto",
+        max_in_flight: int = 4,
+        pipeline_p2p: bool = False,
+        threads: int = 1,
+        backend: str = "fftw",
+        ranks_per_node: int = 0,
+        wisdom_file: Optional[str] = None,
+        verbose: bool = False,
     ) -> None:
         self._native = None  # set last: a failed construction leaves a closed plan
         from mpi4py import MPI
@@ -268,16 +360,24 @@ class Plan:
             kind = _check_kind(kind)
             sizes = _check_shape(shape)
             precision, input_dtype, output_dtype = _check_dtype(dtype, kind)
-            arguments = (comm, list(sizes), kind, precision, _check_grid(grid),
+            spectral = sizes
+            real_grid = _padded_grid(sizes, padding)
+            arguments = (comm, list(real_grid), kind, precision, _check_grid(grid),
                          _check_name("engine", engine), _check_name("layout", layout),
                          _check_name("effort", effort), bool(scale_backward),
-                         _rank_order(placement))
+                         _rank_order(placement), _check_planes(planes),
+                         _check_int("max_in_flight", max_in_flight, 1), bool(pipeline_p2p),
+                         _check_int("threads", threads, 1), _check_name("backend", backend),
+                         _check_int("ranks_per_node", ranks_per_node, 0),
+                         list(spectral) if padding is not None else [],
+                         "" if wisdom_file is None else os.fspath(wisdom_file), bool(verbose))
         except (TypeError, ValueError) as e:
             error = e
         agree_on_errors(comm, error)
         handle = native().Plan(*arguments)
         self._comm = comm
-        self._shape = sizes
+        self._shape = tuple(real_grid)   # the transform's grid: the forward input
+        self._spectral = tuple(spectral)  # the forward output's global box (padded: smaller)
         self._kind = kind
         self._input_dtype = input_dtype
         self._output_dtype = output_dtype
@@ -317,10 +417,20 @@ class Plan:
 
     @property
     def output_global_shape(self) -> Tuple[int, ...]:
-        """Global shape of the forward output (r2c: last axis ``n // 2 + 1``)."""
+        """Global shape of the forward output (r2c: last axis ``m // 2 + 1``); with ``padding``
+        the spectral box ``m`` (the ``shape`` given), else the transform's ``shape``."""
         if self._kind == "r2c":
-            return self._shape[:-1] + (self._shape[-1] // 2 + 1,)
-        return self._shape
+            return self._spectral[:-1] + (self._spectral[-1] // 2 + 1,)
+        return self._spectral
+
+    @property
+    def spectral_shape(self) -> Tuple[int, ...]:
+        """The spectral box ``m``: the ``shape`` given with ``padding``, else :attr:`shape`."""
+        return self._spectral
+
+    def tuning_report(self) -> str:
+        """What the autotuner measured and chose ("" when the plan was not tuned)."""
+        return self._live().tuning_report()
 
     @property
     def ndim(self) -> int:
@@ -464,7 +574,7 @@ class Plan:
         """
         lo, hi = self._output_box
         waves = []
-        for axis, n in enumerate(self._shape):
+        for axis, n in enumerate(self._spectral):
             index = np.arange(lo[axis], hi[axis], dtype=np.int64)
             if not (self._kind == "r2c" and axis == self.ndim - 1):
                 index = np.where(index < (n + 1) // 2, index, index - n)
@@ -555,6 +665,36 @@ class Plan:
                 raise VolfftError("out: expected an array that does not overlap b")
         handle.backward(b, out)
         return out
+
+    def forward_start(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
+        """Start :meth:`forward` and return before it completes (split phase). Collective.
+
+        The first exchange is in flight when this returns (engines alltoallv and persistent;
+        other engines finish here). Compute something else, call ``request.test()`` now and
+        then to let MPI progress, and ``request.wait()`` to finish; it returns ``out``. Until
+        then ``a`` and ``out`` belong to volfft and the plan takes no other call.
+        """
+        handle = self._live()
+        self._check_array("a", a, self._input_shape, self._input_dtype, False)
+        if out is None:
+            out = aligned_zeros(self._output_shape, self._output_dtype)
+        else:
+            self._check_array("out", out, self._output_shape, self._output_dtype, True)
+            if np.may_share_memory(a, out):
+                raise VolfftError("out: expected an array that does not overlap a")
+        return Request(handle.forward_start(a, out), (a, out), out)
+
+    def backward_start(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
+        """Start :meth:`backward` and return before it completes; see :meth:`forward_start`."""
+        handle = self._live()
+        self._check_array("b", b, self._output_shape, self._output_dtype, False)
+        if out is None:
+            out = aligned_zeros(self._input_shape, self._input_dtype)
+        else:
+            self._check_array("out", out, self._input_shape, self._input_dtype, True)
+            if np.may_share_memory(b, out):
+                raise VolfftError("out: expected an array that does not overlap b")
+        return Request(handle.backward_start(b, out), (b, out), out)
 
     # ------------------------------------------------------------------ measuring
     def timings(self, direction: str = "forward", max_over_ranks: bool = False) -> Dict[str, float]:

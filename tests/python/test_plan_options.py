@@ -1,0 +1,47 @@
+"""Argument errors of the newer Plan options, at one rank (no mpirun needed)."""
+from __future__ import annotations
+
+import pytest
+
+volfft = pytest.importorskip("volfft")
+MPI = pytest.importorskip("mpi4py.MPI")
+
+
+def _native_or_skip():
+    from volfft._native import native
+
+    try:
+        native()
+    except ImportError as error:  # pragma: no cover - depends on the build
+        pytest.skip(f"volfft extension not available: {error}")
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"padding": 0.5}, ValueError, r"padding: expected factors >= 1"),
+    ({"padding": (1.5, 2)}, ValueError, r"padding: expected a number or 3 numbers"),
+    ({"padding": "x"}, TypeError, r"padding: expected numbers >= 1"),
+    ({"planes": -2}, ValueError, r"planes: expected 'auto' or an int >= 0"),
+    ({"planes": 1.5}, TypeError, r"planes: expected 'auto' or an int >= 0"),
+    ({"threads": 0}, ValueError, r"threads: expected an int >= 1"),
+    ({"backend": "mkl"}, ValueError, r"backend must be one of"),
+    ({"max_in_flight": 0}, ValueError, r"max_in_flight: expected an int >= 1"),
+])
+def test_option_errors(kwargs, error, message):
+    _native_or_skip()
+    with pytest.raises(error, match=message):
+        volfft.Plan(MPI.COMM_WORLD, (8, 8, 8), effort="estimate", **kwargs)
+
+
+def test_padding_shapes_one_rank():
+    _native_or_skip()
+    import numpy as np
+
+    with volfft.Plan(MPI.COMM_WORLD, (8, 6, 4), padding=1.5, kind="r2c", effort="estimate") as plan:
+        assert plan.shape == (12, 9, 6)
+        assert plan.spectral_shape == (8, 6, 4)
+        assert plan.output_global_shape == (8, 6, 3)
+        x = np.random.default_rng(0).standard_normal(plan.shape)
+        spec = plan.forward(x)
+        full = np.fft.rfftn(x)
+        want = full[np.r_[0:4, 8:12]][:, np.r_[0:3, 6:9]][:, :, :3]
+        assert np.allclose(spec, want)
