@@ -113,7 +113,13 @@ Args parse(int argc, char** argv, int size) {
       else {
         std::stringstream ps(v);
         std::string item;
-        while (std::getline(ps, item, ',')) a.planes.push_back(std::stoi(item));
+        while (std::getline(ps, item, ',')) {
+          char* end = nullptr;
+          const long k = std::strtol(item.c_str(), &end, 10);
+          if (item == "auto") a.planes.push_back(-1);
+          else if (!item.empty() && *end == 0 && k >= 0) a.planes.push_back(static_cast<int>(k));
+          else throw Error("volfft-bench: --planes takes 'auto', 'all' or a list of ints >= 0 and 'auto'; got '" + item + "'");
+        }
       }
     }
     else if (s == "--compare") {
