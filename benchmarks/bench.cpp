@@ -80,6 +80,14 @@ std::vector<std::array<int, 2>> all_grids(int size, int ndim) {
   return g;
 }
 
+int to_int(const char* option, const std::string& text) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != 0)
+    throw Error(std::string("volfft-bench: ") + option + " takes an integer; got '" + text + "'");
+  return static_cast<int>(v);
+}
+
 Args parse(int argc, char** argv, int size) {
   Args a;
   std::vector<std::string> pos;
@@ -94,13 +102,13 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--engine") engine = value("--engine");
     else if (s == "--layout") a.layout = parse_layout(value("--layout"));
     else if (s == "--effort") a.effort = parse_effort(value("--effort"));
-    else if (s == "--iters") a.iters = std::stoi(value("--iters"));
-    else if (s == "--warmup") a.warmup = std::stoi(value("--warmup"));
+    else if (s == "--iters") a.iters = to_int("--iters", value("--iters"));
+    else if (s == "--warmup") a.warmup = to_int("--warmup", value("--warmup"));
     else if (s == "--json") a.json = value("--json");
     else if (s == "--no-scale") a.scale = false;
-    else if (s == "--threads") a.threads = std::stoi(value("--threads"));
+    else if (s == "--threads") a.threads = to_int("--threads", value("--threads"));
     else if (s == "--backend") a.backend = parse_backend(value("--backend"));
-    else if (s == "--ranks-per-node") a.ranks_per_node = std::stoi(value("--ranks-per-node"));
+    else if (s == "--ranks-per-node") a.ranks_per_node = to_int("--ranks-per-node", value("--ranks-per-node"));
     else if (s == "--pad") {
       while (k + 1 < argc && std::isdigit(static_cast<unsigned char>(argv[k + 1][0])))
         a.pad.push_back(std::stoll(argv[++k]));
