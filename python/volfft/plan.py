@@ -610,6 +610,19 @@ class Plan:
         if writable and not array.flags.writeable:
             raise VolfftError(f"{name}: expected a writable array, got a read-only one")
 
+    def _arrays(self, name: str, given: Any, out: Optional[np.ndarray], forward: bool):
+        """Checks a call's arrays (allocating ``out`` when omitted); returns (native, out)."""
+        handle = self._live()
+        in_shape, in_dtype = (self._input_shape, self._input_dtype) if forward else (self._output_shape, self._output_dtype)
+        out_shape, out_dtype = (self._output_shape, self._output_dtype) if forward else (self._input_shape, self._input_dtype)
+        self._check_array(name, given, in_shape, in_dtype, False)
+        if out is None:
+            return handle, aligned_zeros(out_shape, out_dtype)
+        self._check_array("out", out, out_shape, out_dtype, True)
+        if np.may_share_memory(given, out):
+            raise VolfftError(f"out: expected an array that does not overlap {name}")
+        return handle, out
+
     def forward(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
         """Forward transform (unscaled). Collective.
 
@@ -627,14 +640,7 @@ class Plan:
         numpy.ndarray
             ``out``.
         """
-        handle = self._live()
-        self._check_array("a", a, self._input_shape, self._input_dtype, False)
-        if out is None:
-            out = aligned_zeros(self._output_shape, self._output_dtype)
-        else:
-            self._check_array("out", out, self._output_shape, self._output_dtype, True)
-            if np.may_share_memory(a, out):
-                raise VolfftError("out: expected an array that does not overlap a")
+        handle, out = self._arrays("a", a, out, forward=True)
         handle.forward(a, out)
         return out
 
@@ -655,14 +661,7 @@ class Plan:
         numpy.ndarray
             ``out``.
         """
-        handle = self._live()
-        self._check_array("b", b, self._output_shape, self._output_dtype, False)
-        if out is None:
-            out = aligned_zeros(self._input_shape, self._input_dtype)
-        else:
-            self._check_array("out", out, self._input_shape, self._input_dtype, True)
-            if np.may_share_memory(b, out):
-                raise VolfftError("out: expected an array that does not overlap b")
+        handle, out = self._arrays("b", b, out, forward=False)
         handle.backward(b, out)
         return out
 
@@ -674,26 +673,12 @@ class Plan:
         then to let MPI progress, and ``request.wait()`` to finish; it returns ``out``. Until
         then ``a`` and ``out`` belong to volfft and the plan takes no other call.
         """
-        handle = self._live()
-        self._check_array("a", a, self._input_shape, self._input_dtype, False)
-        if out is None:
-            out = aligned_zeros(self._output_shape, self._output_dtype)
-        else:
-            self._check_array("out", out, self._output_shape, self._output_dtype, True)
-            if np.may_share_memory(a, out):
-                raise VolfftError("out: expected an array that does not overlap a")
+        handle, out = self._arrays("a", a, out, forward=True)
         return Request(handle.forward_start(a, out), (a, out), out)
 
     def backward_start(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
         """Start :meth:`backward` and return before it completes; see :meth:`forward_start`."""
-        handle = self._live()
-        self._check_array("b", b, self._output_shape, self._output_dtype, False)
-        if out is None:
-            out = aligned_zeros(self._input_shape, self._input_dtype)
-        else:
-            self._check_array("out", out, self._input_shape, self._input_dtype, True)
-            if np.may_share_memory(b, out):
-                raise VolfftError("out: expected an array that does not overlap b")
+        handle, out = self._arrays("b", b, out, forward=False)
         return Request(handle.backward_start(b, out), (b, out), out)
 
     # ------------------------------------------------------------------ measuring
