@@ -128,6 +128,12 @@ class Plan {
   void forward_raw(const void* in, void* out);
   void backward_raw(const void* in, void* out);
 
+  /// Collective: throws volfft::Error on every rank when any rank passes a non-empty `problem`
+  /// (the lowest such rank's text), otherwise returns. forward()/backward() run this agreement on
+  /// their own argument checks; bindings that check arrays themselves (Python) call it with
+  /// their message instead of raising alone, so the other ranks are not left waiting.
+  void agree_on_problem(const std::string& problem);
+
   /// Split-phase forms of forward_raw/backward_raw (see Request).
   Request forward_start(const void* in, void* out);
   Request backward_start(const void* in, void* out);

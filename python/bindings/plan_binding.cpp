@@ -179,6 +179,10 @@ void bind_plan(nb::module_& m) {
       .def("backward_start", &PlanHandle::backward_start, nb::arg("b").noconvert(),
            nb::arg("out").noconvert(), nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
       .def("tuning_report", &PlanHandle::tuning_report)
+      .def("agree_on_problem", [](PlanHandle& h, const std::string& problem) {
+        nb::gil_scoped_release release;  // collective
+        h.plan().agree_on_problem(problem);
+      })
       .def_prop_ro("closed", &PlanHandle::closed)
       .def("forward", &PlanHandle::forward, nb::arg("a").noconvert(),
            nb::arg("out").noconvert())

@@ -611,17 +611,32 @@ class Plan:
             raise VolfftError(f"{name}: expected a writable array, got a read-only one")
 
     def _arrays(self, name: str, given: Any, out: Optional[np.ndarray], forward: bool):
-        """Checks a call's arrays (allocating ``out`` when omitted); returns (native, out)."""
+        """Checks a call's arrays (allocating ``out`` when omitted); returns (native, out).
+
+        A problem is agreed with the other ranks before it is raised (the same collective the
+        library runs on its own checks), so one rank's bad array fails every rank's call
+        instead of leaving the others waiting in the transform.
+        """
         handle = self._live()
+        try:
+            return handle, self._checked_out(name, given, out, forward)
+        except (TypeError, ValueError) as problem:
+            try:
+                handle.agree_on_problem(str(problem))
+            except ValueError:
+                pass
+            raise
+
+    def _checked_out(self, name: str, given: Any, out: Optional[np.ndarray], forward: bool):
         in_shape, in_dtype = (self._input_shape, self._input_dtype) if forward else (self._output_shape, self._output_dtype)
         out_shape, out_dtype = (self._output_shape, self._output_dtype) if forward else (self._input_shape, self._input_dtype)
         self._check_array(name, given, in_shape, in_dtype, False)
         if out is None:
-            return handle, aligned_zeros(out_shape, out_dtype)
+            return aligned_zeros(out_shape, out_dtype)
         self._check_array("out", out, out_shape, out_dtype, True)
         if np.may_share_memory(given, out):
             raise VolfftError(f"out: expected an array that does not overlap {name}")
-        return handle, out
+        return out
 
     def forward(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
         """Forward transform (unscaled). Collective.

@@ -547,6 +547,7 @@ void Plan::backward(const std::complex<float>* in, float* out) {
   impl_->call(false, in, out, false, impl_->type_error(false, true, Precision::float32));
 }
 
+void Plan::agree_on_problem(const std::string& problem) { plan::agree_or_throw(impl_->comm, problem); }
 void Plan::forward_raw(const void* in, void* out) { impl_->call(true, in, out, false, ""); }
 void Plan::backward_raw(const void* in, void* out) { impl_->call(false, in, out, false, ""); }
 Request Plan::forward_start(const void* in, void* out) {

@@ -97,3 +97,18 @@ def test_autotune_report_and_wisdom(comm, tmp_path_factory):
     with volfft.Plan(comm, (8, 8, 8), wisdom_file=path) as plan:
         if SIZE > 1:
             assert "from wisdom file" in plan.tuning_report()
+
+
+def test_bad_array_on_one_rank_fails_everywhere(comm):
+    """One rank's wrong array raises on every rank (no rank is left waiting in the exchange)."""
+    if SIZE < 2:
+        pytest.skip("needs two ranks: one passes a bad array, the others good ones")
+    with volfft.Plan(comm, (8, 8, 8), effort="estimate", engine="alltoallv") as plan:
+        a = plan.input_array()
+        if comm.rank == 0:
+            a = np.zeros(3, dtype=a.dtype)  # wrong shape on rank 0 only
+        with pytest.raises((TypeError, ValueError), match="rank 0|local shape"):
+            plan.forward(a)
+        good = plan.input_array()
+        good[...] = 1.0
+        assert np.allclose(plan.backward(plan.forward(good)), good)  # the plan still works
