@@ -18,8 +18,6 @@ Box chunk_of(const Box& box, int axis, Index k, Index planes) {
 
 namespace {
 
-bool has(const std::vector<int>& v, int a) { return std::find(v.begin(), v.end(), a) != v.end(); }
-
 // A truncation or padding step as an action on (input, array, output).
 template <class T>
 std::function<void(const void*, void*, void*)> line_action(bool pad, comm::LineSpec line, std::array<Index, 3> extent,
@@ -170,7 +168,6 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
     runs.push_back(std::move(run));
     first_step = false;
   }
-  (void)first_stage;
   return runs;
 }
 

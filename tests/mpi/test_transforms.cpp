@@ -7,6 +7,7 @@
 #include <string>
 
 #include "support/mpi_main.hpp"
+#include "mpi/transform_check.hpp"
 #include "support/reference.hpp"
 #include "volfft/plan.hpp"
 
@@ -14,31 +15,6 @@ using namespace volfft;
 using namespace volfft_test;
 
 namespace {
-
-// Offset of global index x inside a rank's array holding `box` in memory order `order`.
-struct LocalArray {
-  Box box;
-  std::vector<int> order;  // user axes, slowest first
-  int ndim;
-  std::array<Index, 3> strides{};
-  LocalArray(const Box& b, const std::vector<int>& o, int nd) : box(b), order(o), ndim(nd) {
-    Index s = 1;
-    for (int k = nd - 1; k >= 0; --k) {
-      strides[order[k]] = s;
-      s *= box.extent(order[k]);
-    }
-  }
-  Index offset(const std::array<Index, 3>& x) const {
-    Index off = 0;
-    for (int a = 0; a < ndim; ++a) off += (x[a] - box.lo[a]) * strides[a];
-    return off;
-  }
-};
-
-template <class Real>
-struct Case {
-  static double eps() { return std::is_same<Real, double>::value ? 2.22e-16 : 1.19e-7; }
-};
 
 template <class Real>
 void run_case(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, std::array<int, 2> grid,
@@ -65,8 +41,8 @@ void run_case(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, std::ar
   // A 2-D array is transformed as (n0, n1, 1) by the reference: same numbers.
   const auto ref = reference_fft(global, s3);
 
-  const LocalArray in_arr(plan.input_box(), plan.input_order(), nd);
-  const LocalArray out_arr(plan.output_box(), plan.output_order(), nd);
+  const LocalLayout in_arr(plan.input_box(), plan.input_order(), nd);
+  const LocalLayout out_arr(plan.output_box(), plan.output_order(), nd);
   CHECK(in_arr.box.size() == plan.input_count());
   CHECK(out_arr.box.size() == plan.output_count());
   CHECK_MSG(in_arr.box.extent(nd - 1) == nlast || plan.input_count() == 0,
@@ -120,8 +96,7 @@ void run_case(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, std::ar
   for_box(out_arr.box, [&](auto x) { half2 += std::norm(ref[flat(x)]); });
   sums[1] = half2;
   MPI_Allreduce(sums, total, 2, MPI_DOUBLE, MPI_SUM, comm);
-  const double log_n = std::max(1.0, std::log2(static_cast<double>(n_total)));
-  const double tol = 8 * Case<Real>::eps() * log_n;
+  const double tol = transform_tolerance<Real>(n_total);
   const double rel = total[1] > 0 ? std::sqrt(total[0] / total[1]) : std::sqrt(total[0]);
   CHECK_MSG(rel <= tol, label << ": forward relative L2 error " << rel << " > " << tol);
   // Output boxes must tile the output space exactly.
