@@ -1,5 +1,5 @@
 # Threads inside a rank (Options::threads): FFTW's threads libraries for the FFT batches and,
-# when the compiler has it, OpenMP for the pack/unpack copies (src/comm/copy_box.cpp).
+# when the compiler has it, OpenMP for the pack/unpack copies (src/kernels/copy_box.cpp).
 # Included from the top-level CMakeLists.txt after the volfft target exists.
 find_library(VOLFFT_FFTW3_THREADS_LIB fftw3_threads HINTS ${FFTW3_LIBRARY_DIRS})
 find_library(VOLFFT_FFTW3F_THREADS_LIB fftw3f_threads HINTS ${FFTW3F_LIBRARY_DIRS})

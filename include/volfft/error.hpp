@@ -1,4 +1,4 @@
-// The exception volfft throws for invalid arguments.
+// The exceptions volfft throws.
 #pragma once
 
 #include <stdexcept>
@@ -10,6 +10,13 @@ namespace volfft {
 class Error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+};
+
+/// An MPI call failed; the message names the call and gives MPI's error string. Collective
+/// calls that fail on one rank may leave other ranks waiting: MPI failures are not agreed.
+class MpiError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace volfft

@@ -18,32 +18,7 @@ namespace volfft {
 
 enum class Direction { forward, backward };
 
-class Plan;
-
-/// A transform begun with Plan::forward_start() or Plan::backward_start(). The first exchange is
-/// under way when start returns (for engines with a non-blocking form: alltoallv, persistent;
-/// the others complete in start); compute something else, call test() now and then to let MPI
-/// progress, and wait() to finish. Until wait() returns, the arrays belong to volfft and the plan
-/// takes no other call. Destroying a pending request waits for it.
-class Request {
- public:
-  Request() = default;
-  ~Request();
-  Request(Request&& other) noexcept;
-  Request& operator=(Request&& other) noexcept;
-  Request(const Request&) = delete;
-  Request& operator=(const Request&) = delete;
-  /// Lets MPI progress; true when wait() will not block on communication.
-  bool test();
-  /// Completes the transform (collective, like forward/backward).
-  void wait();
-  bool pending() const { return plan_ != nullptr; }
-
- private:
-  friend class Plan;
-  explicit Request(Plan* plan) : plan_(plan) {}
-  Plan* plan_ = nullptr;
-};
+class Request;
 
 /// Time spent in one phase of the last forward() or backward() call.
 struct Phase {
@@ -154,8 +129,38 @@ class Plan {
 
  private:
   friend class Request;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // shared with nothing but the Requests' weak references
 };
+
+/// A transform begun with Plan::forward_start() or Plan::backward_start(). The first exchange is
+/// under way when start returns (for engines with a non-blocking form: alltoallv, persistent;
+/// the others complete in start); compute something else, call test() now and then to let MPI
+/// progress, and wait() to finish. Until wait() returns, the arrays belong to volfft and the plan
+/// takes no other call. Destroying a pending request waits for it. Destroying (or closing) the
+/// plan completes its pending transform; a request outlives its plan safely: wait() then
+/// throws volfft::Error, test() returns true and destruction does nothing.
+class Request {
+ public:
+  Request() = default;
+  ~Request();
+  Request(Request&& other) noexcept;
+  Request& operator=(Request&& other) noexcept;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  /// Lets MPI progress; true when wait() will not block on communication.
+  bool test();
+  /// Completes the transform (collective, like forward/backward).
+  void wait();
+  /// Whether wait() is still to be called (also true when the plan is gone; wait() says so).
+  bool pending() const { return pending_; }
+
+ private:
+  friend class Plan;
+  explicit Request(const std::shared_ptr<Plan::Impl>& plan) : plan_(plan), pending_(true) {}
+  std::weak_ptr<Plan::Impl> plan_;
+  bool pending_ = false;
+};
+
 
 /// "volfft 0.1.0 (FFTW 3.3.10, Open MPI v4.1.4)".
 std::string version_string();

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -37,13 +38,17 @@ class FftBatch {
   virtual void execute(const void* in, void* out) const = 0;
 };
 
-/// Plan a batch with the backend the options select (backend/select.cpp). The executor calls
-/// only this. Backend::automatic times every available backend on the planning arrays and
-/// keeps the fastest; with `agree` (a communicator every rank of which makes the same sequence
-/// of make_batch calls) the timings are summed over its ranks first, so all choose alike.
+/// Plan a batch with the backend options.backend names (fftw or ducc0; Backend::automatic
+/// must have been decided by choose_backend first). The plan calls only this.
 std::unique_ptr<FftBatch> make_batch(const Options& options, Precision precision,
                                      const BatchGeometry& geometry, void* plan_in, void* plan_out,
-                                     bool unaligned_fallback, MPI_Comm agree = MPI_COMM_NULL);
+                                     bool unaligned_fallback);
+
+/// Backend::automatic, decided once per plan: `seconds_with(b)` times the plan's first stage
+/// planned with backend b on this rank; each time is reduced to the maximum over `comm`'s
+/// ranks before they are compared, so every rank chooses alike. Collective. FFTW when ducc0 is
+/// not part of the build.
+Backend choose_backend(MPI_Comm comm, const std::function<double(Backend)>& seconds_with);
 
 /// Plan a batch with FFTW, its planner using `threads` threads. `plan_in`/`plan_out` are arrays
 /// of the right size used (and overwritten) while planning; `unaligned_fallback` adds the

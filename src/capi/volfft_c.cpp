@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/agreement.hpp"
+#include "mpi/agreement.hpp"
 #include "volfft/plan.hpp"
 
 struct volfft_request_s {
@@ -37,10 +37,9 @@ volfft_status guarded(F&& f) {
   } catch (const std::bad_alloc&) {
     last_error = "volfft: out of memory";
     return VOLFFT_ERROR_INTERNAL;
-  } catch (const std::runtime_error& e) {
+  } catch (const volfft::MpiError& e) {
     last_error = e.what();
-    return std::string(e.what()).find("MPI_") != std::string::npos ? VOLFFT_ERROR_MPI
-                                                                   : VOLFFT_ERROR_INTERNAL;
+    return VOLFFT_ERROR_MPI;
   } catch (const std::exception& e) {
     last_error = e.what();
     return VOLFFT_ERROR_INTERNAL;
@@ -54,29 +53,64 @@ void require_plan(volfft_plan p) {
   if (!p) throw volfft::Error("volfft: plan is NULL");
 }
 
-template <class E>
-E enum_arg(int v, int count, const char* name) {
-  if (v < 0 || v >= count)
-    throw volfft::Error(std::string("volfft: ") + name + " must be one of the " + name +
-                        " constants; got " + std::to_string(v));
-  return static_cast<E>(v);
+// The C struct <-> volfft::Options, one line a field: the defaults of the C API are those of
+// volfft::Options (core/option_table.hpp documents every option).
+volfft_options to_c(const volfft::Options& o) {
+  volfft_options c{};
+  c.grid[0] = o.grid[0], c.grid[1] = o.grid[1];
+  c.engine = static_cast<int>(o.engine);
+  c.layout = static_cast<int>(o.layout);
+  c.effort = static_cast<int>(o.effort);
+  c.scale_backward = o.scale_backward ? 1 : 0;
+  c.planes = o.planes;
+  c.max_in_flight = o.max_in_flight;
+  c.pipeline_p2p = o.pipeline_p2p ? 1 : 0;
+  c.backend = static_cast<int>(o.backend);
+  c.threads = o.threads;
+  c.ranks_per_node = o.ranks_per_node;
+  return c;  // pointers (rank_order, workspace, map_file, coordinate, spectral_shape) NULL
 }
+
+volfft::Options from_c(const volfft_options& c) {
+  volfft::Options o;
+  o.grid = {c.grid[0], c.grid[1]};
+  // Enum values are checked with the other options (core::validate), collectively.
+  o.engine = static_cast<volfft::Engine>(c.engine);
+  o.layout = static_cast<volfft::Layout>(c.layout);
+  o.effort = static_cast<volfft::Effort>(c.effort);
+  o.backend = static_cast<volfft::Backend>(c.backend);
+  o.scale_backward = c.scale_backward != 0;
+  o.planes = c.planes;
+  o.max_in_flight = c.max_in_flight;
+  o.pipeline_p2p = c.pipeline_p2p != 0;
+  o.threads = c.threads;
+  o.ranks_per_node = c.ranks_per_node;
+  if (c.rank_order && c.rank_order_length > 0) o.rank_order.assign(c.rank_order, c.rank_order + c.rank_order_length);
+  if (c.spectral_shape && c.spectral_ndim > 0)
+    o.spectral_shape.assign(c.spectral_shape, c.spectral_shape + c.spectral_ndim);
+  if (c.map_file) o.map_file = c.map_file;
+  if (c.coordinate && c.coordinate_length > 0) o.coordinate.assign(c.coordinate, c.coordinate + c.coordinate_length);
+  o.workspace = c.workspace;
+  o.workspace_bytes = c.workspace_bytes;
+  return o;
+}
+
+// The C enums are the C++ enums' values.
+static_assert(VOLFFT_ENGINE_NODE == static_cast<int>(volfft::Engine::node) &&
+                  VOLFFT_ENGINE_PERSISTENT == static_cast<int>(volfft::Engine::persistent) &&
+                  VOLFFT_ENGINE_PIPELINED == static_cast<int>(volfft::Engine::pipelined),
+              "volfft.h engine constants");
+static_assert(VOLFFT_BACKEND_DUCC0 == static_cast<int>(volfft::Backend::ducc0) &&
+                  VOLFFT_LAYOUT_NATURAL == static_cast<int>(volfft::Layout::natural) &&
+                  VOLFFT_PATIENT == static_cast<int>(volfft::Effort::patient),
+              "volfft.h option constants");
 
 }  // namespace
 
 extern "C" {
 
 void volfft_options_default(volfft_options* o) {
-  if (!o) return;
-  *o = volfft_options{};
-  o->engine = VOLFFT_ENGINE_AUTO;
-  o->layout = VOLFFT_LAYOUT_TRANSPOSED;
-  o->effort = VOLFFT_MEASURE;
-  o->scale_backward = 1;
-  o->planes = -1;
-  o->max_in_flight = 4;
-  o->backend = VOLFFT_BACKEND_FFTW;
-  o->threads = 1;
+  if (o) *o = to_c(volfft::Options{});
 }
 
 volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
@@ -95,29 +129,7 @@ volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, 
       if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
       if (!shape && ndim > 0) throw volfft::Error("volfft: shape is NULL");
       s.assign(shape, shape + (ndim > 0 ? ndim : 0));
-      volfft_options defaults;
-      volfft_options_default(&defaults);
-      const volfft_options& c = options ? *options : defaults;
-      o.grid = {c.grid[0], c.grid[1]};
-      o.engine = enum_arg<volfft::Engine>(c.engine, 8, "engine");
-      o.backend = enum_arg<volfft::Backend>(c.backend, 3, "backend");
-      o.threads = c.threads;
-      o.ranks_per_node = c.ranks_per_node;
-      if (c.spectral_shape && c.spectral_ndim > 0)
-        o.spectral_shape.assign(c.spectral_shape, c.spectral_shape + c.spectral_ndim);
-      o.layout = enum_arg<volfft::Layout>(c.layout, 2, "layout");
-      o.effort = enum_arg<volfft::Effort>(c.effort, 3, "effort");
-      o.scale_backward = c.scale_backward != 0;
-      if (c.rank_order && c.rank_order_length > 0)
-        o.rank_order.assign(c.rank_order, c.rank_order + c.rank_order_length);
-      o.workspace = c.workspace;
-      o.workspace_bytes = c.workspace_bytes;
-      o.planes = c.planes;
-      o.max_in_flight = c.max_in_flight;
-      o.pipeline_p2p = c.pipeline_p2p != 0;
-      if (c.map_file) o.map_file = c.map_file;
-      if (c.coordinate && c.coordinate_length > 0)
-        o.coordinate.assign(c.coordinate, c.coordinate + c.coordinate_length);
+      o = from_c(options ? *options : to_c(volfft::Options{}));
       if (kind != VOLFFT_C2C && kind != VOLFFT_R2C)
         throw volfft::Error("volfft: kind must be VOLFFT_C2C or VOLFFT_R2C; got " + std::to_string(kind));
       if (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT)
@@ -128,7 +140,7 @@ volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, 
     } catch (const volfft::Error& e) {
       problem = e.what();
     }
-    volfft::plan::agree_or_throw(comm, problem);
+    volfft::mpi::agree_or_throw(comm, problem);
     *plan = new volfft_plan_s{volfft::Plan(comm, s, k, p, o), {}};
   });
 }

@@ -6,14 +6,11 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/engines.hpp"
 #include "volfft/error.hpp"
 
 namespace volfft::core {
 namespace {
-
-std::string grid_text(const std::array<int, 2>& g) {
-  return std::to_string(g[0]) + "x" + std::to_string(g[1]);
-}
 
 std::array<Index, 3> internal_shape(const std::vector<Index>& shape) {
   if (shape.size() == 2) return {1, shape[0], shape[1]};
@@ -90,62 +87,6 @@ Index offset_of(const Box& sub, const Box& box, const std::array<Index, 3>& stri
   return off;
 }
 
-void validate(int comm_size, const std::vector<Index>& shape, const Options& options) {
-  if (comm_size < 1) throw Error("volfft: the communicator must have at least one rank");
-  if (shape.size() != 2 && shape.size() != 3)
-    throw Error("volfft: shape must have 2 or 3 entries (a 2-D or 3-D array); got " +
-                std::to_string(shape.size()));
-  for (std::size_t a = 0; a < shape.size(); ++a)
-    if (shape[a] < 1)
-      throw Error("volfft: shape[" + std::to_string(a) + "] must be a positive size; got " +
-                  std::to_string(shape[a]));
-  const auto& g = options.grid;
-  const bool automatic = g[0] == 0 && g[1] == 0;
-  if (!automatic) {
-    if (g[0] < 1 || g[1] < 1)
-      throw Error("volfft: grid must be p0 x p1 with p0, p1 >= 1 (or 0x0 for automatic); got " +
-                  grid_text(g));
-    if (static_cast<long long>(g[0]) * g[1] != comm_size)
-      throw Error("volfft: grid " + grid_text(g) + " has " + std::to_string(g[0] * g[1]) +
-                  " ranks but the communicator has " + std::to_string(comm_size) +
-                  " (p0*p1 must equal the communicator size)");
-    if (shape.size() == 2 && g[1] != 1)
-      throw Error("volfft: 2-D arrays are decomposed in slabs only: grid must be " +
-                  std::to_string(comm_size) + "x1; got " + grid_text(g));
-  }
-  if (!options.rank_order.empty()) {
-    if (static_cast<int>(options.rank_order.size()) != comm_size)
-      throw Error("volfft: rank_order must have one entry per rank (" +
-                  std::to_string(comm_size) + "); got " +
-                  std::to_string(options.rank_order.size()));
-    std::vector<char> seen(comm_size, 0);
-    for (int r : options.rank_order) {
-      if (r < 0 || r >= comm_size || seen[r])
-        throw Error("volfft: rank_order must be a permutation of 0.." +
-                    std::to_string(comm_size - 1) + "; entry " + std::to_string(r) +
-                    (r < 0 || r >= comm_size ? " is out of range" : " repeats"));
-      seen[r] = 1;
-    }
-  }
-  if (!options.spectral_shape.empty()) {
-    if (options.spectral_shape.size() != shape.size())
-      throw Error("volfft: spectral_shape must have one entry per axis (" + std::to_string(shape.size()) +
-                  "); got " + std::to_string(options.spectral_shape.size()));
-    for (std::size_t a = 0; a < shape.size(); ++a)
-      if (options.spectral_shape[a] < 1 || options.spectral_shape[a] > shape[a])
-        throw Error("volfft: spectral_shape[" + std::to_string(a) + "] must be between 1 and shape[" +
-                    std::to_string(a) + "] = " + std::to_string(shape[a]) + "; got " +
-                    std::to_string(options.spectral_shape[a]));
-  }
-  if (options.threads < 1)
-    throw Error("volfft: threads must be at least 1; got " + std::to_string(options.threads));
-  if (options.ranks_per_node < 0)
-    throw Error("volfft: ranks_per_node must be 0 (the real nodes) or positive; got " +
-                std::to_string(options.ranks_per_node));
-  if (options.workspace == nullptr && options.workspace_bytes != 0)
-    throw Error("volfft: workspace_bytes is set but workspace is null");
-}
-
 std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, Kind kind) {
   const int P = comm_size;
   if (shape.size() == 2) return {P, 1};
@@ -169,7 +110,8 @@ std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, K
   return best;
 }
 
-Engine choose_engine(const std::array<int, 2>&) { return Engine::alltoallv; }
+// The default engine: MPI_Alltoallv applies everywhere (the others are measured by the tuner).
+Engine choose_engine() { return Engine::alltoallv; }
 
 Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& shape, Kind kind,
                          Precision precision, const Options& options, bool padding) {
@@ -182,7 +124,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   const bool automatic = options.grid[0] == 0 && options.grid[1] == 0;
   const auto user_grid = automatic ? choose_grid(comm_size, shape, kind) : options.grid;
   bp.grid = internal_grid(shape, user_grid);
-  bp.engine = options.engine == Engine::automatic ? choose_engine(user_grid) : options.engine;
+  bp.engine = options.engine == Engine::automatic ? choose_engine() : options.engine;
   if (bp.engine == Engine::pipelined && options.planes == 0) bp.engine = Engine::alltoallv;
   bp.layout = options.layout;
   bp.scale_backward = options.scale_backward;
@@ -273,11 +215,12 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   if (p1 > 1) add_exchange("row", true);
   if (p0 > 1) add_exchange("column", false);
 
-  // Buffers: every stage array and every padded all-to-all area must fit. The executor uses
-  // stage k in buffer k and a third buffer as the send area (see plan/executor.cpp).
+  // Buffers: every stage array and every padded all-to-all area must fit; how many the program
+  // uses is the buffer rule (array_of below, documented in blueprint.hpp).
+  const EngineInfo& engine = engine_info(bp.engine);
   Index capacity = 0;
   for (const Stage& s : bp.stages) capacity = std::max(capacity, s.box_in.size());
-  if (bp.engine == Engine::alltoall)
+  if (engine.padded_blocks)
     for (const auto& ex : bp.exchanges)
       capacity = std::max(capacity, ex.max_block * static_cast<Index>(ex.members.size()));
   bp.buffer_elements = capacity;
@@ -289,10 +232,26 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   // Padded: the last forward stage transforms in a buffer (its FFT length exceeds the output)
   // and truncates into the output.
   if (bp.padded) bp.buffer_count = exchanges == 0 ? 1 : 3;
-  // The pipelined engine cannot receive into the array it is still transforming: a fourth
+  // An engine that overlaps cannot receive into the array it is still transforming: a fourth
   // buffer is its receive area.
-  if (exchanges > 0 && bp.engine == Engine::pipelined) bp.buffer_count = 4;
+  if (exchanges > 0 && engine.receive_area) bp.buffer_count = 4;
   return bp;
+}
+
+ArrayPlace array_of(const Blueprint& bp, bool forward, std::size_t s) {
+  const std::size_t S = bp.stages.size();
+  auto buffer = [](int b) { return ArrayPlace{false, b}; };
+  const ArrayPlace user{true, 0};
+  // A padded plan's last stage transforms full-length lines in a buffer free at that point,
+  // then truncates into the output.
+  if (forward && s + 1 == S && bp.padded) return buffer(S == 2 ? 2 : 0);
+  if (forward) return s + 1 == S ? user : buffer(static_cast<int>(s));
+  if (s == 0) {
+    if (bp.kind == Kind::c2c) return user;
+    return buffer(S == 2 ? 2 : 0);
+  }
+  if (s + 1 == S) return buffer(0);
+  return buffer(static_cast<int>((S - 1 - s) % 2));
 }
 
 }  // namespace volfft::core

@@ -65,7 +65,7 @@ struct Blueprint {
   std::vector<ExchangeGeometry> exchanges;  ///< exchanges[k]: stages[k] -> stages[k+1]
   Index complex_bytes = 16;
   Index buffer_elements = 0;  ///< complex capacity of each internal buffer
-  int buffer_count = 0;       ///< internal buffers the executor uses
+  int buffer_count = 0;       ///< internal buffers the plan uses (array_of)
 
   Index input_count() const { return real_box.size(); }
   /// FFT length along `axis` (complex length n/2+1 on the r2c axis) and the values kept (m).
@@ -78,10 +78,28 @@ struct Blueprint {
   }
 };
 
+/// Where a stage's array lives in one direction: the user's output array, or internal buffer
+/// `buffer`. The buffer rule, with S stages and E = S - 1 exchanges:
+///   forward : stage s lives in buffer s, the last stage in the user's output (a padded plan's
+///             last stage in a free buffer, truncated into the output); exchange k goes from
+///             stage k's array to stage k+1's with buffer E as its send area (send_buffer).
+///   backward: stage S-1 is read from the user's input into buffer 0; stage s (0 < s < S-1)
+///             lives in buffer (S-1-s) % 2; stage 0 is the user's output (c2c) or a complex
+///             buffer (r2c) that the final c2r transform reads.
+/// Blocking engines reuse an exchange's source array as its receive area, so three arrays are
+/// live at most; engines that overlap receive into buffer 3 (receive_buffer).
+struct ArrayPlace {
+  bool user_output = false;
+  int buffer = 0;
+};
+ArrayPlace array_of(const Blueprint& bp, bool forward, std::size_t stage);
+inline int send_buffer(const Blueprint& bp) { return static_cast<int>(bp.exchanges.size()); }
+constexpr int receive_buffer = 3;
+
 /// Check the arguments; throws volfft::Error with a message naming the argument.
 void validate(int comm_size, const std::vector<Index>& shape, const Options& options);
 
-/// Stage boxes of virtual grid position (i, j) (seed 000, section 3.2): A = z-pencils (axis 2
+/// Stage boxes of virtual grid position (i, j) ([Jagode2008] §3.2): A = z-pencils (axis 2
 /// whole), B = y-pencils (axis 1 whole), C = x-pencils (axis 0 whole); `*_in` before the stage's
 /// FFTs (the FFT length along its axis), the others after (the kept length when padded).
 struct PencilBoxes {
@@ -95,8 +113,8 @@ PencilBoxes pencil_boxes(const std::array<Index, 3>& n, const std::array<Index, 
 /// local array, ties broken towards square. Returns the user-facing grid.
 std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, Kind kind);
 
-/// The engine chosen for Engine::automatic.
-Engine choose_engine(const std::array<int, 2>& grid);
+/// The engine chosen for Engine::automatic without measuring (effort estimate, or one rank).
+Engine choose_engine();
 
 /// The blueprint of virtual rank `vrank`. Validates first. `padding` = false skips the largest
 /// block over all pairs of a group (O(members^2), needed only by the alltoall engine).

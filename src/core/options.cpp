@@ -1,65 +1,43 @@
-// Names of the option values, for messages, the C API, the CLI and Python.
+// Names of the option values, for messages, the C API, the CLI and Python. The names of the
+// enums that are plan options come from the option table (core/option_table.cpp).
 #include "volfft/options.hpp"
 
+#include "core/option_table.hpp"
 #include "volfft/error.hpp"
 
 namespace volfft {
 namespace {
 
-template <class E, std::size_t N>
-E parse_name(const std::string& text, const char* argument, const char* const (&names)[N],
-             const E (&values)[N]) {
-  std::string accepted;
-  for (std::size_t k = 0; k < N; ++k) {
-    if (text == names[k]) return values[k];
-    accepted += (k ? ", " : "") + std::string("'") + names[k] + "'";
-  }
-  throw Error(std::string("volfft: ") + argument + " must be one of " + accepted +
-                              "; got '" + text + "'");
-}
+const core::OptionSpec& spec(const char* name) { return *core::find_option(name); }
 
-const char* const kKindNames[] = {"c2c", "r2c"};
-const Kind kKinds[] = {Kind::c2c, Kind::r2c};
-const char* const kPrecisionNames[] = {"double", "float"};
-const Precision kPrecisions[] = {Precision::float64, Precision::float32};
-const char* const kEngineNames[] = {"auto", "alltoallv", "alltoall", "alltoallw", "p2p",
-                                   "pipelined", "persistent", "node"};
-const Engine kEngines[] = {Engine::automatic, Engine::alltoallv, Engine::alltoall,
-                           Engine::alltoallw, Engine::p2p, Engine::pipelined, Engine::persistent,
-                           Engine::node};
-const char* const kLayoutNames[] = {"transposed", "natural"};
-const Layout kLayouts[] = {Layout::transposed, Layout::natural};
-const char* const kEffortNames[] = {"estimate", "measure", "patient"};
-const Effort kEfforts[] = {Effort::estimate, Effort::measure, Effort::patient};
-const char* const kBackendNames[] = {"auto", "fftw", "ducc0"};
-const Backend kBackends[] = {Backend::automatic, Backend::fftw, Backend::ducc0};
+const char* name_of(const char* option, int value) {
+  const auto& names = spec(option).names;
+  if (value < 0 || value >= static_cast<int>(names.size())) return "(invalid)";
+  return names[static_cast<std::size_t>(value)].c_str();
+}
 
 }  // namespace
 
-const char* to_string(Kind v) { return kKindNames[static_cast<int>(v)]; }
-const char* to_string(Precision v) { return kPrecisionNames[static_cast<int>(v)]; }
-const char* to_string(Engine v) { return kEngineNames[static_cast<int>(v)]; }
-const char* to_string(Layout v) { return kLayoutNames[static_cast<int>(v)]; }
-const char* to_string(Effort v) { return kEffortNames[static_cast<int>(v)]; }
-const char* to_string(Backend v) { return kBackendNames[static_cast<int>(v)]; }
+const char* to_string(Kind v) { return v == Kind::r2c ? "r2c" : "c2c"; }
+const char* to_string(Precision v) { return v == Precision::float32 ? "float" : "double"; }
+const char* to_string(Engine v) { return name_of("engine", static_cast<int>(v)); }
+const char* to_string(Layout v) { return name_of("layout", static_cast<int>(v)); }
+const char* to_string(Effort v) { return name_of("effort", static_cast<int>(v)); }
+const char* to_string(Backend v) { return name_of("backend", static_cast<int>(v)); }
 
-Kind parse_kind(const std::string& s) { return parse_name(s, "kind", kKindNames, kKinds); }
+Kind parse_kind(const std::string& s) {
+  if (s == "c2c") return Kind::c2c;
+  if (s == "r2c") return Kind::r2c;
+  throw Error("volfft: kind must be one of 'c2c', 'r2c'; got '" + s + "'");
+}
 Precision parse_precision(const std::string& s) {
-  if (s == "single" || s == "float32") return Precision::float32;
-  if (s == "float64") return Precision::float64;
-  return parse_name(s, "precision", kPrecisionNames, kPrecisions);
+  if (s == "single" || s == "float32" || s == "float") return Precision::float32;
+  if (s == "float64" || s == "double") return Precision::float64;
+  throw Error("volfft: precision must be one of 'double', 'float'; got '" + s + "'");
 }
-Engine parse_engine(const std::string& s) {
-  return parse_name(s, "engine", kEngineNames, kEngines);
-}
-Layout parse_layout(const std::string& s) {
-  return parse_name(s, "layout", kLayoutNames, kLayouts);
-}
-Effort parse_effort(const std::string& s) {
-  return parse_name(s, "effort", kEffortNames, kEfforts);
-}
-Backend parse_backend(const std::string& s) {
-  return parse_name(s, "backend", kBackendNames, kBackends);
-}
+Engine parse_engine(const std::string& s) { return static_cast<Engine>(core::name_index(spec("engine"), s)); }
+Layout parse_layout(const std::string& s) { return static_cast<Layout>(core::name_index(spec("layout"), s)); }
+Effort parse_effort(const std::string& s) { return static_cast<Effort>(core::name_index(spec("effort"), s)); }
+Backend parse_backend(const std::string& s) { return static_cast<Backend>(core::name_index(spec("backend"), s)); }
 
 }  // namespace volfft

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "comm/packing.hpp"
+#include "mpi/check.hpp"
 #include "volfft/error.hpp"
 
 namespace volfft::plan {
@@ -43,7 +43,7 @@ std::vector<int> rank_order_from_map_file(MPI_Comm comm, const std::string& path
                 "when map_file is given; got between " + std::to_string(min_dims) + " and " +
                 std::to_string(max_dims));
   std::vector<int> all(static_cast<std::size_t>(size) * dims);
-  comm::check_mpi(MPI_Allgather(coordinate.data(), dims, MPI_INT, all.data(), dims, MPI_INT, comm),
+  mpi::check(MPI_Allgather(coordinate.data(), dims, MPI_INT, all.data(), dims, MPI_INT, comm),
                   "MPI_Allgather");
   std::map<std::vector<int>, int> owner;
   for (int r = 0; r < size; ++r) {

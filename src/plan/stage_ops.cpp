@@ -3,24 +3,17 @@
 #include <algorithm>
 #include <complex>
 
-#include "comm/spectral_lines.hpp"
+#include "kernels/spectral_lines.hpp"
 
 namespace volfft::plan {
 
 using core::Index;
 
-Box chunk_of(const Box& box, int axis, Index k, Index planes) {
-  Box c = box;
-  c.lo[axis] = std::min(box.hi[axis], box.lo[axis] + k * planes);
-  c.hi[axis] = std::min(box.hi[axis], c.lo[axis] + planes);
-  return c;
-}
-
 namespace {
 
 // A truncation or padding step as an action on (input, array, output).
 template <class T>
-std::function<void(const void*, void*, void*)> line_action(bool pad, comm::LineSpec line, std::array<Index, 3> extent,
+std::function<void(const void*, void*, void*)> line_action(bool pad, kernels::LineSpec line, std::array<Index, 3> extent,
                                                            std::array<Index, 3> src_strides, std::ptrdiff_t src_off,
                                                            std::array<Index, 3> dst_strides, std::ptrdiff_t dst_off,
                                                            int src_is /*0 input, 1 array*/, int dst_is /*1 array, 2 output*/) {
@@ -30,13 +23,13 @@ std::function<void(const void*, void*, void*)> line_action(bool pad, comm::LineS
     const T* src = reinterpret_cast<const T*>(s + src_off);
     T* dst = reinterpret_cast<T*>(d + dst_off);
     if (pad)
-      comm::pad_lines(src, src_strides, dst, dst_strides, extent, line);
+      kernels::pad_lines(src, src_strides, dst, dst_strides, extent, line);
     else
-      comm::truncate_lines(src, src_strides, dst, dst_strides, extent, line);
+      kernels::truncate_lines(src, src_strides, dst, dst_strides, extent, line);
   };
 }
 
-std::function<void(const void*, void*, void*)> make_line_action(Precision p, bool pad, comm::LineSpec line,
+std::function<void(const void*, void*, void*)> make_line_action(Precision p, bool pad, kernels::LineSpec line,
                                                                 std::array<Index, 3> extent, std::array<Index, 3> ss,
                                                                 std::ptrdiff_t so, std::array<Index, 3> ds,
                                                                 std::ptrdiff_t dof, int src_is, int dst_is) {
@@ -79,7 +72,7 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
     return e;
   };
   auto line_of = [&](int a) {
-    comm::LineSpec l;
+    kernels::LineSpec l;
     l.axis = a, l.n = bp.fft_length(a), l.kept = bp.kept_length(a), l.half = a == 2 && bp.kind == Kind::r2c;
     return l;
   };

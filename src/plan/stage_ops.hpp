@@ -1,5 +1,5 @@
 // The work of one stage, planned once for a part of the stage's array (the whole array for
-// blocking engines, one chunk of planes for the pipelined engine): FFT batches and, for padded
+// engines that do not overlap, one chunk (exchange::Chunking) for those that do): FFT batches and, for padded
 // plans, the truncation of each transformed axis (forward) or its zero padding (backward).
 #pragma once
 
@@ -46,7 +46,5 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
                                   bool backward, const Box& part, void* plan_in, void* plan_out,
                                   bool array_is_user);
 
-/// `box` cut to planes [box.lo[axis] + k*planes, ...) along `axis` (empty past the end).
-Box chunk_of(const Box& box, int axis, core::Index k, core::Index planes);
 
 }  // namespace volfft::plan

@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     bad.grid = {size, 1};
     bad.threads = 0;
     CHECK_THROWS_WITH(Plan(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float64, bad),
-                      "threads must be at least 1; got 0");
+                      "threads must be an integer between 1 and 1024; got 0");
     if (!have_backend(Backend::ducc0)) {
       Options no_ducc;
       no_ducc.grid = {size, 1};

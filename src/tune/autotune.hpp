@@ -12,7 +12,7 @@
 
 #include "volfft/options.hpp"
 
-namespace volfft::plan {
+namespace volfft::tune {
 
 /// Whether Plan construction tunes for these options.
 bool wants_tuning(int comm_size, const Options& options);
@@ -22,4 +22,4 @@ bool wants_tuning(int comm_size, const Options& options);
 Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
              const Options& options, std::string& report);
 
-}  // namespace volfft::plan
+}  // namespace volfft::tune

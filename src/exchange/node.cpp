@@ -18,10 +18,11 @@
 #include <algorithm>
 #include <cstring>
 
-#include "comm/packing.hpp"
-#include "comm/shared_window.hpp"
+#include "exchange/packer.hpp"
+#include "exchange/schedule.hpp"
+#include "mpi/shared_window.hpp"
 
-namespace volfft::comm {
+namespace volfft::exchange {
 namespace {
 
 using core::Index;
@@ -29,9 +30,12 @@ using core::Index;
 template <class T>
 class NodeExchange final : public Exchange {
  public:
-  NodeExchange(const Transfer& t, MPI_Comm group, void* src, void* send)
-      : packer_(t), src_(static_cast<T*>(src)), send_(static_cast<T*>(send)) {
-    node_ = split_by_node(group, t.ranks_per_node);
+  explicit NodeExchange(const Setup& setup)
+      : packer_(setup.transfer, setup.options.threads), src_(static_cast<T*>(setup.src)),
+        send_(static_cast<T*>(setup.send)), threads_(setup.options.threads) {
+    const Transfer& t = setup.transfer;
+    const MPI_Comm group = setup.group;
+    node_ = mpi::split_by_node(group, setup.options.ranks_per_node);
     int node_rank = 0;
     MPI_Comm_size(node_, &node_size_);
     MPI_Comm_rank(node_, &node_rank);
@@ -39,12 +43,12 @@ class NodeExchange final : public Exchange {
     // Who shares this node, and does every one of them hold its source array in the same
     // shared window? Fields: member, in window, window id, rank in window, byte offset.
     constexpr int F = 5;
-    SharedLocation here;
-    const bool in_window = node_size_ > 1 && src_ != nullptr && find_shared(src_, here);
+    mpi::SharedLocation here;
+    const bool in_window = node_size_ > 1 && src_ != nullptr && mpi::find_shared(src_, here);
     const long long mine[F] = {t.member, in_window ? 1 : 0, in_window ? here.id : -1, here.rank,
                                static_cast<long long>(here.offset)};
     std::vector<long long> all(static_cast<std::size_t>(F) * node_size_);
-    check_mpi(MPI_Allgather(mine, F, MPI_LONG_LONG, all.data(), F, MPI_LONG_LONG, node_),
+    mpi::check(MPI_Allgather(mine, F, MPI_LONG_LONG, all.data(), F, MPI_LONG_LONG, node_),
               "MPI_Allgather");
     bool direct = node_size_ > 1;
     for (int q = 0; q < node_size_; ++q)
@@ -65,7 +69,7 @@ class NodeExchange final : public Exchange {
         int unit = 0;
         void* base = nullptr;
         const int target = direct ? static_cast<int>(all[q * F + 3]) : q;
-        check_mpi(MPI_Win_shared_query(win_, target, &size, &unit, &base), "MPI_Win_shared_query");
+        mpi::check(MPI_Win_shared_query(win_, target, &size, &unit, &base), "MPI_Win_shared_query");
         const T* array = reinterpret_cast<const T*>(static_cast<const unsigned char*>(base) +
                                                     (direct ? all[q * F + 4] : 0));
         Peer p;
@@ -91,7 +95,8 @@ class NodeExchange final : public Exchange {
     if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
   }
 
-  void run(void* dst_void, double scale, ExchangeTimes& times) override {
+  void run(void* dst_void, double scale, StageWork& work, ExchangeTimes& times) override {
+    compute_whole(work, times);
     T* dst = static_cast<T*>(dst_void);
     const Transfer& t = packer_.transfer();
     const auto s = static_cast<typename T::value_type>(scale);
@@ -109,8 +114,8 @@ class NodeExchange final : public Exchange {
       const auto to_strides = core::strides_of(t.to_box, t.to_order);
       for (const Peer& p : peers_) {
         const Box& b = t.recv[p.member];
-        copy_box(p.block, p.strides, dst + core::offset_of(b, t.to_box, to_strides), to_strides,
-                 Packer<T>::extents(b), s, t.threads);
+        kernels::copy_box(p.block, p.strides, dst + core::offset_of(b, t.to_box, to_strides), to_strides,
+                          Packer<T>::extents(b), s, threads_);
       }
       fence();  // no partner reads this rank's arrays any more
     }
@@ -139,22 +144,22 @@ class NodeExchange final : public Exchange {
     const auto bytes = static_cast<MPI_Aint>(sizeof(T) * static_cast<std::size_t>(t.from_box.size()));
     const int code = MPI_Win_allocate_shared(bytes, 1, info, node_, &base, &staging_window_);
     MPI_Info_free(&info);
-    check_mpi(code, "MPI_Win_allocate_shared");
+    mpi::check(code, "MPI_Win_allocate_shared");
     MPI_Win_set_errhandler(staging_window_, MPI_ERRORS_RETURN);
-    check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, staging_window_), "MPI_Win_lock_all");
+    mpi::check(MPI_Win_lock_all(MPI_MODE_NOCHECK, staging_window_), "MPI_Win_lock_all");
     win_ = staging_window_;
     staging_ = static_cast<T*>(base);
   }
 
-  // Persistent sends and receives for the members on other nodes, round robin from the next
-  // member on (as the p2p engine) so that not everyone starts with member 0.
+  // Persistent sends and receives for the members on other nodes, in the pairwise order of
+  // schedule.hpp (as the p2p engine) so that not everyone starts with member 0.
   void set_up_remote(const Transfer& t, MPI_Comm group, bool direct,
                      const std::vector<bool>& on_node) {
     const int p = t.size();
     send_offsets_.assign(p, 0), receive_offsets_.assign(p, 0);
     Index sent = 0, received = 0;
     for (int k = 1; k < p; ++k) {
-      const int to = (t.member + k) % p, from = (t.member - k + p) % p;
+      const int to = send_partner(t.member, k, p), from = receive_partner(t.member, k, p);
       if (!on_node[to] && t.send[to].size() > 0) {
         remote_sends_.push_back(to);
         send_offsets_[to] = sent;
@@ -178,34 +183,35 @@ class NodeExchange final : public Exchange {
     }
     for (int m : remote_sends_) {
       sends_.emplace_back();
-      check_mpi(MPI_Send_init(send_ + send_offsets_[m], static_cast<int>(t.send[m].size()),
-                              mpi_type_of<T>(), m, 0, group, &sends_.back()),
+      mpi::check(MPI_Send_init(send_ + send_offsets_[m], static_cast<int>(t.send[m].size()),
+                              mpi::type_of<T>(), m, 0, group, &sends_.back()),
                 "MPI_Send_init");
     }
     for (int m : remote_receives_) {
       receives_.emplace_back();
-      check_mpi(MPI_Recv_init(receive_area_ + receive_offsets_[m], static_cast<int>(t.recv[m].size()),
-                              mpi_type_of<T>(), m, 0, group, &receives_.back()),
+      mpi::check(MPI_Recv_init(receive_area_ + receive_offsets_[m], static_cast<int>(t.recv[m].size()),
+                              mpi::type_of<T>(), m, 0, group, &receives_.back()),
                 "MPI_Recv_init");
     }
   }
 
   void fence() {
-    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
-    check_mpi(MPI_Barrier(node_), "MPI_Barrier");
-    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+    mpi::check(MPI_Win_sync(win_), "MPI_Win_sync");
+    mpi::check(MPI_Barrier(node_), "MPI_Barrier");
+    mpi::check(MPI_Win_sync(win_), "MPI_Win_sync");
   }
   static void start(std::vector<MPI_Request>& r) {
-    if (!r.empty()) check_mpi(MPI_Startall(static_cast<int>(r.size()), r.data()), "MPI_Startall");
+    if (!r.empty()) mpi::check(MPI_Startall(static_cast<int>(r.size()), r.data()), "MPI_Startall");
   }
   static void wait(std::vector<MPI_Request>& r) {
     if (!r.empty())
-      check_mpi(MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      mpi::check(MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
 
   Packer<T> packer_;
   T* src_;
   T* send_;
+  int threads_ = 1;
   MPI_Comm node_ = MPI_COMM_NULL;  // the group's members on this (pretend) node
   int node_size_ = 1;
   MPI_Win win_ = MPI_WIN_NULL;             // window the partners' arrays are read from
@@ -221,11 +227,10 @@ class NodeExchange final : public Exchange {
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<Exchange> make_node(const Transfer& t, MPI_Comm g, void* src, void* send) {
-  return std::make_unique<NodeExchange<T>>(t, g, src, send);
-}
-template std::unique_ptr<Exchange> make_node<std::complex<double>>(const Transfer&, MPI_Comm, void*, void*);
-template std::unique_ptr<Exchange> make_node<std::complex<float>>(const Transfer&, MPI_Comm, void*, void*);
+// Messages to other nodes are single blocks (checked against INT_MAX by the blueprint); the
+// shared-memory copies have no count limit.
+std::string applies_node(const Setup&) { return ""; }
 
-}  // namespace volfft::comm
+std::unique_ptr<Exchange> make_node(const Setup& s) { return make_typed<NodeExchange>(s); }
+
+}  // namespace volfft::exchange

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace volfft::plan {
+namespace volfft::tune {
 
 struct Json {
   enum class Type { null, boolean, number, string, array, object } type = Type::null;
@@ -30,4 +30,4 @@ struct Json {
 /// Throws std::runtime_error with the position of the first syntax error.
 Json parse_json(const std::string& text);
 
-}  // namespace volfft::plan
+}  // namespace volfft::tune

@@ -1,10 +1,10 @@
-#include "plan/json.hpp"
+#include "tune/json.hpp"
 
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 
-namespace volfft::plan {
+namespace volfft::tune {
 namespace {
 
 struct Parser {
@@ -135,4 +135,4 @@ Json parse_json(const std::string& text) {
   return j;
 }
 
-}  // namespace volfft::plan
+}  // namespace volfft::tune

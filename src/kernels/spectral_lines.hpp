@@ -9,7 +9,7 @@
 #include <complex>
 #include <cstdint>
 
-namespace volfft::comm {
+namespace volfft::kernels {
 
 using Index = std::int64_t;
 
@@ -31,4 +31,4 @@ template <class T>
 void pad_lines(const T* src, const std::array<Index, 3>& ss, T* dst, const std::array<Index, 3>& ds,
                std::array<Index, 3> extent, const LineSpec& line);
 
-}  // namespace volfft::comm
+}  // namespace volfft::kernels

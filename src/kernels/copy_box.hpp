@@ -6,7 +6,7 @@
 #include <complex>
 #include <cstdint>
 
-namespace volfft::comm {
+namespace volfft::kernels {
 
 using Index = std::int64_t;
 
@@ -31,4 +31,4 @@ extern template void copy_box<std::complex<float>>(const std::complex<float>*,
                                                    const std::array<Index, 3>&,
                                                    const std::array<Index, 3>&, float, int);
 
-}  // namespace volfft::comm
+}  // namespace volfft::kernels

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <memory>
 
-namespace volfft::comm {
+namespace volfft::mpi {
 
 /// The ranks of `comm` on this rank's node, as a new communicator (the caller frees it).
 /// A node is what MPI_COMM_TYPE_SHARED groups; with `ranks_per_node` > 0 it is further cut
@@ -46,4 +46,4 @@ struct SharedLocation {
 /// true and `where` filled when `p` lies inside a SharedWorkspace of this process.
 bool find_shared(const void* p, SharedLocation& where);
 
-}  // namespace volfft::comm
+}  // namespace volfft::mpi

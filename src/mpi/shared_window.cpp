@@ -1,12 +1,12 @@
-#include "comm/shared_window.hpp"
+#include "mpi/shared_window.hpp"
 
 #include <algorithm>
 #include <mutex>
 #include <vector>
 
-#include "comm/packing.hpp"
+#include "mpi/check.hpp"
 
-namespace volfft::comm {
+namespace volfft::mpi {
 namespace {
 
 struct Registered {
@@ -29,7 +29,7 @@ MPI_Comm split_by_node(MPI_Comm comm, int ranks_per_node) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm shared = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
+  check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
             "MPI_Comm_split_type");
   if (ranks_per_node <= 0) return shared;
   // World ranks, not ranks of `comm`: rows, columns and the plan's communicator must all cut
@@ -40,7 +40,7 @@ MPI_Comm split_by_node(MPI_Comm comm, int ranks_per_node) {
   MPI_Comm pretend = MPI_COMM_NULL;
   const int code = MPI_Comm_split(shared, world_rank / ranks_per_node, shared_rank, &pretend);
   MPI_Comm_free(&shared);
-  check_mpi(code, "MPI_Comm_split");
+  check(code, "MPI_Comm_split");
   return pretend;
 }
 
@@ -55,12 +55,12 @@ SharedWorkspace::SharedWorkspace(MPI_Comm comm, int ranks_per_node, std::size_t 
   MPI_Info_free(&info);
   if (code != MPI_SUCCESS) {
     MPI_Comm_free(&node_);
-    check_mpi(code, "MPI_Win_allocate_shared");
+    check(code, "MPI_Win_allocate_shared");
   }
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   // One passive epoch for the window's whole life: MPI_Win_sync is only valid inside one, and
   // the node engine orders its loads and stores with MPI_Win_sync + MPI_Barrier.
-  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+  check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
 
   SharedLocation where;
   where.win = win_;
@@ -70,7 +70,7 @@ SharedWorkspace::SharedWorkspace(MPI_Comm comm, int ranks_per_node, std::size_t 
     std::lock_guard<std::mutex> hold(registry_lock);
     next = last_id + 1;
   }
-  check_mpi(MPI_Allreduce(&next, &where.id, 1, MPI_LONG_LONG, MPI_MAX, node_), "MPI_Allreduce");
+  check(MPI_Allreduce(&next, &where.id, 1, MPI_LONG_LONG, MPI_MAX, node_), "MPI_Allreduce");
   std::lock_guard<std::mutex> hold(registry_lock);
   last_id = std::max(last_id, where.id);
   const auto* b = static_cast<const unsigned char*>(base_);
@@ -107,4 +107,4 @@ bool find_shared(const void* p, SharedLocation& where) {
   return false;
 }
 
-}  // namespace volfft::comm
+}  // namespace volfft::mpi

@@ -1,11 +1,11 @@
-#include "comm/spectral_lines.hpp"
+#include "kernels/spectral_lines.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "comm/copy_box.hpp"
+#include "kernels/copy_box.hpp"
 
-namespace volfft::comm {
+namespace volfft::kernels {
 namespace {
 
 // The two axes other than `axis`, outer first (larger stride first), for cache-friendly loops.
@@ -89,4 +89,4 @@ VOLFFT_LINES(std::complex<double>)
 VOLFFT_LINES(std::complex<float>)
 #undef VOLFFT_LINES
 
-}  // namespace volfft::comm
+}  // namespace volfft::kernels

@@ -1,27 +1,30 @@
-#include "plan/pipeline.hpp"
-
+// Engine "pipelined" ([Hoefler2007]; [Beowulf2D]'s "fft2d-p"): the source stage's FFTs and
+// the exchange after it, fused. The stage's array is cut into chunks of `planes` planes along an
+// axis that neither its FFTs nor (preferably) the exchange touch; as soon as a chunk is
+// transformed and packed, its exchange starts non-blocking (MPI_Ialltoallv, or Isend/Irecv in
+// the pairwise order of schedule.hpp) while the next chunk is computed. Completed chunks are
+// unpacked and, where the next stage's FFTs do not need the other chunks, transformed at once.
 #include <algorithm>
 #include <climits>
 
-#include "comm/packing.hpp"
+#include "exchange/packer.hpp"
+#include "exchange/schedule.hpp"
 
-namespace volfft::plan {
-
-using core::Index;
+namespace volfft::exchange {
 
 namespace {
 
 bool has(const std::vector<int>& v, int a) { return std::find(v.begin(), v.end(), a) != v.end(); }
 
-}  // namespace
-
-ChunkPlan plan_chunks(const comm::Transfer& t, const std::vector<int>& source_axes,
-                      const std::vector<int>& destination_axes, Index planes) {
+/// The chunks of a transfer whose source stage transforms `source_axes` and destination stage
+/// `destination_axes`; `planes` <= 0 chooses about eight chunks.
+Chunking plan_chunks(const Transfer& t, const std::vector<int>& source_axes,
+                     const std::vector<int>& destination_axes, Index planes) {
   // Candidates: axes the source stage does not transform. Preferred: one the exchange leaves
   // alone on every member (same range before and after), so a chunk's arrival completes whole
   // lines for the next stage; then the longest. Decided from group-wide boxes only, so every
   // member cuts the same way.
-  ChunkPlan c;
+  Chunking c;
   int best = -1;
   bool best_untouched = false;
   Index best_extent = 0;
@@ -48,20 +51,47 @@ ChunkPlan plan_chunks(const comm::Transfer& t, const std::vector<int>& source_ax
   return c;
 }
 
-namespace {
+// Counts of each chunk's blocks through MPI (own block excluded) and their sums.
+struct ChunkCounts {
+  std::vector<std::vector<Index>> send, recv;  // [chunk][member]
+  Index most = 0;                              // largest per-chunk total, sent or received
+};
+
+ChunkCounts chunk_counts(const Transfer& t, const Chunking& c) {
+  ChunkCounts n;
+  n.send.assign(c.chunks, std::vector<Index>(t.size(), 0));
+  n.recv = n.send;
+  for (int k = 0; k < c.chunks; ++k) {
+    Index s = 0, r = 0;
+    for (int m = 0; m < t.size(); ++m) {
+      if (m == t.member) continue;
+      n.send[k][m] = chunk_of(t.send[m], c.axis, k, c.planes).size();
+      n.recv[k][m] = chunk_of(t.recv[m], c.axis, k, c.planes).size();
+      s += n.send[k][m], r += n.recv[k][m];
+    }
+    n.most = std::max({n.most, s, r});
+  }
+  return n;
+}
+
+Chunking chunking_of(const Setup& s) {
+  Chunking c = plan_chunks(s.transfer, s.source_axes, s.destination_axes, s.options.planes);
+  c.destination_per_chunk = c.destination_per_chunk && s.destination_is_last;
+  return c;
+}
 
 template <class T>
-class Pipelined final : public PipelinedStep {
+class Pipelined final : public Exchange {
  public:
-  Pipelined(const comm::Transfer& t, const ChunkPlan& c, MPI_Comm group,
-            std::vector<std::vector<OpRun>> source_ops, std::vector<std::vector<OpRun>> destination_ops,
-            void* src, void* send, void* recv, int max_in_flight, bool p2p)
-      : packer_(t), chunks_(c), group_(group), source_ops_(std::move(source_ops)),
-        destination_ops_(std::move(destination_ops)), src_(static_cast<T*>(src)),
-        send_(static_cast<T*>(send)), recv_(static_cast<T*>(recv)),
-        max_in_flight_(std::max(1, max_in_flight)), p2p_(p2p) {
+  explicit Pipelined(const Setup& setup)
+      : packer_(setup.transfer, setup.options.threads), chunks_(chunking_of(setup)), group_(setup.group),
+        src_(static_cast<T*>(setup.src)), send_(static_cast<T*>(setup.send)),
+        recv_(static_cast<T*>(setup.receive)), max_in_flight_(std::max(1, setup.options.max_in_flight)),
+        p2p_(setup.options.pipeline_p2p) {
+    const Transfer& t = setup.transfer;
     const int p = t.size();
-    const int K = c.chunks;
+    const int K = chunks_.chunks;
+    const ChunkCounts n = chunk_counts(t, chunks_);  // applies() checked that they fit an int
     send_counts_.assign(K, std::vector<int>(p, 0));
     recv_counts_ = send_displs_ = recv_displs_ = send_counts_;
     send_base_.assign(K, 0), recv_base_.assign(K, 0);
@@ -70,14 +100,11 @@ class Pipelined final : public PipelinedStep {
       send_base_[k] = sb, recv_base_[k] = rb;
       Index s = 0, r = 0;
       for (int m = 0; m < p; ++m) {
-        if (m == t.member) continue;
         send_displs_[k][m] = static_cast<int>(s), recv_displs_[k][m] = static_cast<int>(r);
-        send_counts_[k][m] = static_cast<int>(chunk_of(t.send[m], c.axis, k, c.planes).size());
-        recv_counts_[k][m] = static_cast<int>(chunk_of(t.recv[m], c.axis, k, c.planes).size());
-        s += send_counts_[k][m], r += recv_counts_[k][m];
+        send_counts_[k][m] = static_cast<int>(n.send[k][m]);
+        recv_counts_[k][m] = static_cast<int>(n.recv[k][m]);
+        s += n.send[k][m], r += n.recv[k][m];
       }
-      if (s > INT_MAX || r > INT_MAX)
-        throw std::runtime_error("volfft: a pipelined chunk exceeds MPI's int counts; use fewer planes");
       sb += s, rb += r;
     }
     // Request slots per chunk, made now so that run() allocates nothing.
@@ -85,7 +112,10 @@ class Pipelined final : public PipelinedStep {
     for (auto& f : flights_) f.requests.assign(p2p_ ? 2 * std::max(0, p - 1) : 1, MPI_REQUEST_NULL);
   }
 
-  void run(const void* input, void* dst_void, void* output, double scale, PipelineTimes& times) override {
+  Chunking chunking() const override { return chunks_; }
+  bool overlaps() const override { return true; }
+
+  void run(void* dst_void, double scale, StageWork& work, ExchangeTimes& times) override {
     T* dst = static_cast<T*>(dst_void);
     const auto& t = packer_.transfer();
     const auto s = static_cast<typename T::value_type>(scale);
@@ -93,24 +123,24 @@ class Pipelined final : public PipelinedStep {
     int head = 0;  // chunks [head, k] are in flight; they complete in order
     double first_start = 0;
     for (int k = 0; k < K; ++k) {
-      double t0 = comm::now();
-      for (const OpRun& op : source_ops_[k]) op.run(input, src_, output);
-      double t1 = comm::now();
+      double t0 = now();
+      work.source(k);
+      double t1 = now();
       T* sbuf = send_ + send_base_[k];
       for (int m = 0; m < t.size(); ++m)
         if (m != t.member && send_counts_[k][m])
           packer_.pack_part(src_, chunk_of(t.send[m], chunks_.axis, k, chunks_.planes), sbuf + send_displs_[k][m]);
       packer_.copy_own_part(src_, chunk_of(t.send[t.member], chunks_.axis, k, chunks_.planes), dst, s);
       start(k, flights_[k]);
-      double t2 = comm::now();
+      double t2 = now();
       if (k == 0) first_start = t2;
-      times.fft_source += t1 - t0, times.pack += t2 - t1;
+      times.compute_source += t1 - t0, times.pack += t2 - t1;
       // Keep the number of chunks in flight bounded, and give MPI a chance to progress.
       while (head <= k && (k + 1 - head > max_in_flight_ || done(flights_[head])))
-        complete(flights_[head++], dst, output, s, times);
+        complete(flights_[head++], dst, work, s, times);
     }
-    while (head < K) complete(flights_[head++], dst, output, s, times);
-    times.in_flight += comm::now() - first_start;
+    while (head < K) complete(flights_[head++], dst, work, s, times);
+    times.in_flight += now() - first_start;
   }
 
  private:
@@ -128,25 +158,25 @@ class Pipelined final : public PipelinedStep {
     f.active = 0;
     if (!p2p_) {
       f.active = 1;
-      comm::check_mpi(MPI_Ialltoallv(sbuf, send_counts_[k].data(), send_displs_[k].data(), comm::mpi_type_of<T>(),
-                                     rbuf, recv_counts_[k].data(), recv_displs_[k].data(), comm::mpi_type_of<T>(),
+      mpi::check(MPI_Ialltoallv(sbuf, send_counts_[k].data(), send_displs_[k].data(), mpi::type_of<T>(),
+                                     rbuf, recv_counts_[k].data(), recv_displs_[k].data(), mpi::type_of<T>(),
                                      group_, &f.requests[0]),
                       "MPI_Ialltoallv");
       return;
     }
     const int p = t.size();
     for (int j = 1; j < p; ++j) {
-      const int from = (t.member - j + p) % p;
+      const int from = receive_partner(t.member, j, p);
       if (recv_counts_[k][from]) {
-        comm::check_mpi(MPI_Irecv(rbuf + recv_displs_[k][from], recv_counts_[k][from], comm::mpi_type_of<T>(), from,
+        mpi::check(MPI_Irecv(rbuf + recv_displs_[k][from], recv_counts_[k][from], mpi::type_of<T>(), from,
                                   k, group_, &f.requests[f.active++]),
                         "MPI_Irecv");
       }
     }
     for (int j = 1; j < p; ++j) {
-      const int to = (t.member + j) % p;
+      const int to = send_partner(t.member, j, p);
       if (send_counts_[k][to]) {
-        comm::check_mpi(MPI_Isend(sbuf + send_displs_[k][to], send_counts_[k][to], comm::mpi_type_of<T>(), to, k,
+        mpi::check(MPI_Isend(sbuf + send_displs_[k][to], send_counts_[k][to], mpi::type_of<T>(), to, k,
                                   group_, &f.requests[f.active++]),
                         "MPI_Isend");
       }
@@ -156,34 +186,32 @@ class Pipelined final : public PipelinedStep {
   bool done(Flight& f) {
     if (f.active == 0) return true;
     int flag = 0;
-    comm::check_mpi(MPI_Testall(f.active, f.requests.data(), &flag, MPI_STATUSES_IGNORE),
+    mpi::check(MPI_Testall(f.active, f.requests.data(), &flag, MPI_STATUSES_IGNORE),
                     "MPI_Testall");
     return flag != 0;
   }
 
-  void complete(Flight& f, T* dst, void* output, typename T::value_type s, PipelineTimes& times) {
+  void complete(Flight& f, T* dst, StageWork& work, typename T::value_type s, ExchangeTimes& times) {
     const auto& t = packer_.transfer();
     const int k = f.chunk;
-    double t0 = comm::now();
+    double t0 = now();
     if (f.active > 0)
-      comm::check_mpi(MPI_Waitall(f.active, f.requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      mpi::check(MPI_Waitall(f.active, f.requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     f.active = 0;
-    double t1 = comm::now();
+    double t1 = now();
     const T* rbuf = recv_ + recv_base_[k];
     for (int m = 0; m < t.size(); ++m)
       if (m != t.member && recv_counts_[k][m])
         packer_.unpack_part(rbuf + recv_displs_[k][m], chunk_of(t.recv[m], chunks_.axis, k, chunks_.planes), dst, s);
-    double t2 = comm::now();
-    if (!destination_ops_.empty())
-      for (const OpRun& op : destination_ops_[k]) op.run(nullptr, dst, output);
-    double t3 = comm::now();
-    times.wait += t1 - t0, times.unpack += t2 - t1, times.fft_destination += t3 - t2;
+    double t2 = now();
+    if (chunks_.destination_per_chunk) work.destination(k);
+    double t3 = now();
+    times.exchange += t1 - t0, times.unpack += t2 - t1, times.compute_destination += t3 - t2;
   }
 
-  comm::Packer<T> packer_;
-  ChunkPlan chunks_;
+  Packer<T> packer_;
+  Chunking chunks_;
   MPI_Comm group_;
-  std::vector<std::vector<OpRun>> source_ops_, destination_ops_;
   T* src_;
   T* send_;
   T* recv_;
@@ -196,17 +224,13 @@ class Pipelined final : public PipelinedStep {
 
 }  // namespace
 
-std::unique_ptr<PipelinedStep> make_pipelined_step(
-    const comm::Transfer& t, const ChunkPlan& chunks, MPI_Comm group, Precision precision,
-    std::vector<std::vector<OpRun>> source_ops, std::vector<std::vector<OpRun>> destination_ops,
-    void* src, void* send, void* recv, int max_in_flight, bool p2p) {
-  if (precision == Precision::float64)
-    return std::make_unique<Pipelined<std::complex<double>>>(t, chunks, group, std::move(source_ops),
-                                                             std::move(destination_ops), src, send, recv,
-                                                             max_in_flight, p2p);
-  return std::make_unique<Pipelined<std::complex<float>>>(t, chunks, group, std::move(source_ops),
-                                                          std::move(destination_ops), src, send, recv,
-                                                          max_in_flight, p2p);
+std::string applies_pipelined(const Setup& s) {
+  const Index most = chunk_counts(s.transfer, chunking_of(s)).most;
+  if (most <= INT_MAX) return "";
+  return "volfft: engine 'pipelined' would move " + std::to_string(most) +
+         " elements in one chunk on this rank, more than MPI's int counts allow; use fewer planes";
 }
 
-}  // namespace volfft::plan
+std::unique_ptr<Exchange> make_pipelined(const Setup& s) { return make_typed<Pipelined>(s); }
+
+}  // namespace volfft::exchange

@@ -1,9 +1,9 @@
-#include "comm/copy_box.hpp"
+#include "kernels/copy_box.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace volfft::comm {
+namespace volfft::kernels {
 namespace {
 
 // Below this many elements a copy runs on the calling thread alone (32 Ki elements, 0.5 MiB of
@@ -104,4 +104,4 @@ template void copy_box<std::complex<float>>(const std::complex<float>*,
                                             const std::array<Index, 3>&,
                                             const std::array<Index, 3>&, float, int);
 
-}  // namespace volfft::comm
+}  // namespace volfft::kernels

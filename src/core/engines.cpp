@@ -1,0 +1,29 @@
+#include "core/engines.hpp"
+
+#include <stdexcept>
+
+namespace volfft::core {
+
+const std::vector<EngineInfo>& engine_catalogue() {
+  // Adding an engine: its enum value, one line here, one file in src/exchange/ and one line in
+  // src/exchange/factory.cpp.
+  static const std::vector<EngineInfo> catalogue = {
+      {Engine::automatic, "auto", "chosen by the planner (measured with effort measure/patient)", false, false, false, false},
+      {Engine::alltoallv, "alltoallv", "pack exact blocks, MPI_Alltoallv, unpack", false, false, true, false},
+      {Engine::alltoall, "alltoall", "pack equal blocks padded to the largest, MPI_Alltoall", false, true, true, false},
+      {Engine::alltoallw, "alltoallw", "MPI derived datatypes on both sides, no packing by volfft", false, false, false, true},
+      {Engine::p2p, "p2p", "pack, persistent Send/Recv pairs in a pairwise schedule, unpack", false, false, true, false},
+      {Engine::pipelined, "pipelined", "chunks of planes: FFT a chunk, start its exchange, compute the next", true, false, true, false},
+      {Engine::persistent, "persistent", "alltoallv through an MPI-4 persistent request made once per plan", false, false, true, false},
+      {Engine::node, "node", "ranks of a node read each other's arrays in shared memory; MPI between nodes", false, false, true, false},
+  };
+  return catalogue;
+}
+
+const EngineInfo& engine_info(Engine engine) {
+  for (const EngineInfo& e : engine_catalogue())
+    if (e.id == engine) return e;
+  throw std::logic_error("volfft: engine missing from the catalogue");
+}
+
+}  // namespace volfft::core

@@ -1,0 +1,89 @@
+// The argument check: every plan argument is validated here, before anything is planned. Pure:
+// no MPI (Plan agrees on the outcome across ranks).
+#include <string>
+#include <vector>
+
+#include "core/blueprint.hpp"
+#include "core/option_table.hpp"
+#include "volfft/error.hpp"
+
+namespace volfft::core {
+namespace {
+
+std::string grid_text(const std::array<int, 2>& g) {
+  return std::to_string(g[0]) + "x" + std::to_string(g[1]);
+}
+
+std::string shape_text(const std::vector<Index>& shape) {
+  std::string s = "(";
+  for (std::size_t a = 0; a < shape.size(); ++a) s += (a ? ", " : "") + std::to_string(shape[a]);
+  return s + ")";
+}
+
+}  // namespace
+
+void validate(int comm_size, const std::vector<Index>& shape, const Options& options) {
+  if (comm_size < 1) throw Error("volfft: the communicator must have at least one rank");
+  if (shape.size() != 2 && shape.size() != 3)
+    throw Error("volfft: shape must have 2 or 3 entries (a 2-D or 3-D array); got " +
+                std::to_string(shape.size()));
+  for (std::size_t a = 0; a < shape.size(); ++a)
+    if (shape[a] < 1)
+      throw Error("volfft: shape[" + std::to_string(a) + "] must be a positive size; got " +
+                  std::to_string(shape[a]));
+  // Byte counts of whole arrays must fit in 64 bits (16-byte complex values, and the
+  // workspace's several buffers): no product of sizes may wrap.
+  const Index limit = (static_cast<Index>(1) << 62) / 16;
+  Index elements = 1;
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    if (shape[a] > limit / elements)
+      throw Error("volfft: shape " + shape_text(shape) + " has too many elements (the product of the sizes must stay "
+                  "below 2^58 so that byte counts fit in 64 bits); shape[" + std::to_string(a) + "] = " +
+                  std::to_string(shape[a]) + " is too large");
+    elements *= shape[a];
+  }
+  // Each option on its own (bounds, names, lengths), from the option table.
+  for (const OptionSpec& spec : option_table()) check_option(spec, spec.get(options));
+  const auto& g = options.grid;
+  const bool automatic = g[0] == 0 && g[1] == 0;
+  if (!automatic) {
+    if (g[0] < 1 || g[1] < 1)
+      throw Error("volfft: grid must be p0 x p1 with p0, p1 >= 1 (or 0x0 for automatic); got " +
+                  grid_text(g));
+    if (static_cast<long long>(g[0]) * g[1] != comm_size)
+      throw Error("volfft: grid " + grid_text(g) + " has " + std::to_string(g[0] * g[1]) +
+                  " ranks but the communicator has " + std::to_string(comm_size) +
+                  " (p0*p1 must equal the communicator size)");
+    if (shape.size() == 2 && g[1] != 1)
+      throw Error("volfft: 2-D arrays are decomposed in slabs only: grid must be " +
+                  std::to_string(comm_size) + "x1; got " + grid_text(g));
+  }
+  if (!options.rank_order.empty()) {
+    if (static_cast<int>(options.rank_order.size()) != comm_size)
+      throw Error("volfft: rank_order must have one entry per rank (" +
+                  std::to_string(comm_size) + "); got " +
+                  std::to_string(options.rank_order.size()));
+    std::vector<char> seen(comm_size, 0);
+    for (int r : options.rank_order) {
+      if (r < 0 || r >= comm_size || seen[r])
+        throw Error("volfft: rank_order must be a permutation of 0.." +
+                    std::to_string(comm_size - 1) + "; entry " + std::to_string(r) +
+                    (r < 0 || r >= comm_size ? " is out of range" : " repeats"));
+      seen[r] = 1;
+    }
+  }
+  if (!options.spectral_shape.empty()) {
+    if (options.spectral_shape.size() != shape.size())
+      throw Error("volfft: spectral_shape must have one entry per axis (" + std::to_string(shape.size()) +
+                  "); got " + std::to_string(options.spectral_shape.size()));
+    for (std::size_t a = 0; a < shape.size(); ++a)
+      if (options.spectral_shape[a] < 1 || options.spectral_shape[a] > shape[a])
+        throw Error("volfft: spectral_shape[" + std::to_string(a) + "] must be between 1 and shape[" +
+                    std::to_string(a) + "] = " + std::to_string(shape[a]) + "; got " +
+                    std::to_string(options.spectral_shape[a]));
+  }
+  if (options.workspace == nullptr && options.workspace_bytes != 0)
+    throw Error("volfft: workspace_bytes is set but workspace is null");
+}
+
+}  // namespace volfft::core

@@ -1,0 +1,223 @@
+#include "plan/program.hpp"
+
+#include <algorithm>
+
+#include "core/engines.hpp"
+#include "mpi/check.hpp"
+
+namespace volfft::plan {
+
+using core::Index;
+
+namespace {
+
+std::vector<int> all_axes(const std::vector<core::FftOp>& ops) {
+  std::vector<int> axes;
+  for (const auto& op : ops) axes.insert(axes.end(), op.axes.begin(), op.axes.end());
+  return axes;
+}
+
+std::string axes_text(const std::vector<core::FftOp>& ops, bool reverse) {
+  std::vector<int> axes = all_axes(ops);
+  if (reverse) std::reverse(axes.begin(), axes.end());
+  std::string s = "fft";
+  for (int a : axes) s += std::to_string(a);
+  return s;
+}
+
+// Stage of the program's position q.
+std::size_t stage_at(const core::Blueprint& bp, bool forward, std::size_t q) {
+  return forward ? q : bp.stages.size() - 1 - q;
+}
+
+}  // namespace
+
+std::vector<exchange::Setup> exchange_setups(const core::Blueprint& bp, const Options& options, bool forward,
+                                             MPI_Comm row, MPI_Comm column) {
+  const std::size_t E = bp.exchanges.size();
+  std::vector<exchange::Setup> setups;
+  for (std::size_t q = 0; q < E; ++q) {
+    const std::size_t stage = stage_at(bp, forward, q), next = stage_at(bp, forward, q + 1);
+    const auto& g = bp.exchanges[forward ? q : E - 1 - q];
+    exchange::Setup s;
+    s.transfer = exchange::transfer_of(g, !forward);
+    s.group = g.name == "row" ? row : column;
+    s.precision = bp.precision;
+    s.source_axes = all_axes(bp.stages[stage].ops);
+    s.destination_axes = all_axes(bp.stages[next].ops);
+    s.destination_is_last = q + 1 == E;
+    s.options = options;
+    setups.push_back(std::move(s));
+  }
+  return setups;
+}
+
+struct Program::Position {
+  std::size_t stage = 0;
+  std::vector<std::vector<OpRun>> ops;          // per chunk of the exchange after it
+  std::vector<std::vector<OpRun>> arrival_ops;  // the next stage's, per chunk, run by the exchange
+  bool ops_done_by_previous = false;            // transformed per chunk on arrival
+  std::unique_ptr<exchange::Exchange> exchange;  // to the next position
+  std::size_t fft_phase = 0, pack_phase = 0, exchange_phase = 0, unpack_phase = 0, hidden_phase = SIZE_MAX;
+};
+
+// The compute an exchange runs: this position's FFTs per chunk, and the next one's on arrival.
+class Program::Work final : public exchange::StageWork {
+ public:
+  void bind(const Position* p, const void* in, void* out, void* source_array, void* destination_array) {
+    position_ = p, in_ = in, out_ = out, source_ = source_array, destination_ = destination_array;
+  }
+  void source(int chunk) override {
+    for (const OpRun& op : position_->ops[static_cast<std::size_t>(chunk)]) op.run(in_, source_, out_);
+  }
+  void destination(int chunk) override {
+    for (const OpRun& op : position_->arrival_ops[static_cast<std::size_t>(chunk)]) op.run(nullptr, destination_, out_);
+  }
+
+ private:
+  const Position* position_ = nullptr;
+  const void* in_ = nullptr;
+  void* out_ = nullptr;
+  void* source_ = nullptr;
+  void* destination_ = nullptr;
+};
+
+std::size_t Program::add_phase(const std::string& name) {
+  phases_.push_back({name, 0});
+  return phases_.size() - 1;
+}
+
+void* Program::array(std::size_t stage, void* out) const {
+  const core::ArrayPlace place = core::array_of(bp_, forward_, stage);
+  return place.user_output ? out : buffers_[static_cast<std::size_t>(place.buffer)];
+}
+
+Program::Program(const core::Blueprint& bp, const Options& options, bool forward, const Buffers& buffers,
+                 std::vector<exchange::Setup> setups, double scale, void* plan_in, void* plan_out)
+    : bp_(bp), forward_(forward), buffers_(buffers), scale_(scale), work_(std::make_unique<Work>()) {
+  const std::size_t S = bp.stages.size(), E = S - 1;
+  const bool receive_area = core::engine_info(bp.engine).receive_area;
+  bool fed_per_chunk = false;  // the previous exchange transforms this stage per chunk
+  for (std::size_t q = 0; q < S; ++q) {
+    Position pos;
+    pos.stage = stage_at(bp, forward, q);
+    const core::Stage& st = bp.stages[pos.stage];
+    // A stage array that is the user's output needs FFTW plans for unaligned arrays too.
+    const bool user_array = core::array_of(bp, forward, pos.stage).user_output;
+    pos.fft_phase = add_phase(axes_text(st.ops, !forward));
+    pos.ops_done_by_previous = fed_per_chunk;
+    fed_per_chunk = false;
+    if (q < E) {
+      exchange::Setup& s = setups[q];
+      s.src = array(pos.stage, nullptr);
+      s.send = buffers[static_cast<std::size_t>(core::send_buffer(bp))];
+      s.receive = receive_area ? buffers[core::receive_buffer] : nullptr;
+      const std::string suffix = "_" + bp.exchanges[forward ? q : E - 1 - q].name;
+      pos.exchange = exchange::make_exchange(bp.engine, s);
+      const exchange::Chunking c = pos.exchange->chunking();
+      for (int k = 0; k < c.chunks; ++k)
+        pos.ops.push_back(make_stage_ops(bp, options, pos.stage, !forward,
+                                         exchange::chunk_of(st.box_in, c.axis, k, c.planes), plan_in, plan_out,
+                                         user_array));
+      if (c.destination_per_chunk) {
+        const std::size_t next = stage_at(bp, forward, q + 1);
+        const bool next_user = core::array_of(bp, forward, next).user_output;
+        for (int k = 0; k < c.chunks; ++k)
+          pos.arrival_ops.push_back(make_stage_ops(bp, options, next, !forward,
+                                                   exchange::chunk_of(bp.stages[next].box_in, c.axis, k, c.planes),
+                                                   plan_in, plan_out, next_user));
+        fed_per_chunk = true;
+      }
+      const bool overlap = pos.exchange->overlaps();
+      pos.pack_phase = add_phase("pack" + suffix);
+      pos.exchange_phase = add_phase((overlap ? "wait" : "exchange") + suffix);
+      pos.unpack_phase = add_phase("unpack" + suffix);
+      if (overlap) pos.hidden_phase = add_phase("hidden" + suffix);
+    } else if (!pos.ops_done_by_previous) {
+      pos.ops.push_back(make_stage_ops(bp, options, pos.stage, !forward, st.box_in, plan_in, plan_out, user_array));
+    }
+    positions_.push_back(std::move(pos));
+  }
+  // The output's scale rides on the first exchange's copies when it has any; else one pass.
+  scale_in_exchange_ = scale != 1.0 && E > 0 && positions_[0].exchange->scales();
+  if (scale != 1.0 && !scale_in_exchange_) scale_phase_ = add_phase("scale");
+}
+
+Program::~Program() = default;
+
+void Program::record(std::size_t q, const exchange::ExchangeTimes& t) {
+  const Position& pos = positions_[q];
+  phases_[pos.fft_phase].seconds = t.compute_source;
+  phases_[pos.pack_phase].seconds = t.pack;
+  phases_[pos.exchange_phase].seconds = t.exchange;
+  phases_[pos.unpack_phase].seconds = t.unpack;
+  if (pos.hidden_phase != SIZE_MAX) phases_[pos.hidden_phase].seconds = std::max(0.0, t.in_flight - t.exchange);
+  if (!pos.arrival_ops.empty()) phases_[positions_[q + 1].fft_phase].seconds = t.compute_destination;
+}
+
+void Program::run(const void* in, void* out) {
+  in_ = in, out_ = out;
+  for (Phase& ph : phases_) ph.seconds = 0;
+  continue_from(0);
+}
+
+void Program::start(const void* in, void* out) {
+  in_ = in, out_ = out;
+  for (Phase& ph : phases_) ph.seconds = 0;
+  pending_times_ = exchange::ExchangeTimes{};
+  if (positions_.size() == 1) {  // no exchange: all of it now
+    continue_from(0);
+    return;
+  }
+  Position& first = positions_[0];
+  work_->bind(&first, in_, out_, array(first.stage, out_), array(positions_[1].stage, out_));
+  first.exchange->start(array(positions_[1].stage, out_), scale_in_exchange_ ? scale_ : 1.0, *work_, pending_times_);
+}
+
+bool Program::test() { return positions_.size() == 1 || positions_[0].exchange->test(); }
+
+void Program::finish() {
+  if (positions_.size() == 1) return;
+  positions_[0].exchange->finish(pending_times_);
+  record(0, pending_times_);
+  continue_from(1);
+}
+
+void Program::continue_from(std::size_t from) {
+  const std::size_t S = positions_.size();
+  for (std::size_t q = from; q < S; ++q) {
+    Position& pos = positions_[q];
+    void* here = array(pos.stage, out_);
+    if (pos.exchange) {
+      void* next = array(positions_[q + 1].stage, out_);
+      work_->bind(&pos, in_, out_, here, next);
+      exchange::ExchangeTimes t;
+      pos.exchange->run(next, (q == 0 && scale_in_exchange_) ? scale_ : 1.0, *work_, t);
+      record(q, t);
+    } else if (!pos.ops_done_by_previous) {
+      const double t0 = mpi::now();
+      for (const OpRun& op : pos.ops[0]) op.run(in_, here, out_);
+      phases_[pos.fft_phase].seconds = mpi::now() - t0;
+    }
+  }
+  if (scale_phase_ != SIZE_MAX) {
+    const double t0 = mpi::now();
+    scale_output(out_);
+    phases_[scale_phase_].seconds = mpi::now() - t0;
+  }
+}
+
+void Program::scale_output(void* out) const {
+  // The backward output holds input_count() reals (r2c) or complexes (c2c): 1 or 2 reals each.
+  const Index reals = bp_.input_count() * (bp_.kind == Kind::c2c ? 2 : 1);
+  if (bp_.precision == Precision::float64) {
+    double* p = static_cast<double*>(out);
+    for (Index x = 0; x < reals; ++x) p[x] *= scale_;
+  } else {
+    float* p = static_cast<float*>(out);
+    const float f = static_cast<float>(scale_);
+    for (Index x = 0; x < reals; ++x) p[x] *= f;
+  }
+}
+
+}  // namespace volfft::plan

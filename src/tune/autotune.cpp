@@ -1,0 +1,188 @@
+#include "tune/autotune.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <new>
+#include <set>
+#include <sstream>
+
+#include "core/engines.hpp"
+#include "exchange/exchange.hpp"
+#include "tune/wisdom.hpp"
+#include "volfft/error.hpp"
+#include "volfft/plan.hpp"
+
+namespace volfft::tune {
+namespace {
+
+using Candidate = Choice;
+
+std::string describe_candidate(const Candidate& c) {
+  std::string s = std::to_string(c.grid[0]) + "x" + std::to_string(c.grid[1]) + " " + to_string(c.engine);
+  if (c.engine == Engine::pipelined) s += " planes " + (c.planes < 0 ? std::string("auto") : std::to_string(c.planes));
+  return s;
+}
+
+std::vector<Candidate> candidates(int size, const std::vector<std::int64_t>& shape, const Options& o) {
+  std::vector<std::array<int, 2>> grids;
+  if (o.grid[0] != 0 || o.grid[1] != 0) {
+    grids.push_back(o.grid);
+  } else if (shape.size() == 2) {
+    grids.push_back({size, 1});
+  } else {
+    for (int p0 = size; p0 >= 1; --p0)
+      if (size % p0 == 0) grids.push_back({p0, size / p0});
+  }
+  std::vector<Engine> engines;
+  if (o.engine != Engine::automatic) {
+    engines.push_back(o.engine);
+  } else {
+    // The catalogue's candidates; an engine that does not apply to a problem backs out when
+    // its candidate plan is made (time_candidate).
+    for (const core::EngineInfo& e : core::engine_catalogue())
+      if (e.tuned || (e.tuned_patient && o.effort == Effort::patient)) engines.push_back(e.id);
+  }
+  std::vector<Candidate> out;
+  for (auto g : grids)
+    for (Engine e : engines) {
+      std::vector<int> planes{o.planes};
+      if (e == Engine::pipelined && o.planes < 0) {
+        // About 8 chunks (automatic), and about 4 and 16 of the first exchange's local planes.
+        const std::int64_t m = (shape[0] + g[0] - 1) / g[0];
+        planes = {-1};
+        for (std::int64_t div : {4, 16}) {
+          const int pl = static_cast<int>(std::max<std::int64_t>(1, (m + div - 1) / div));
+          if (std::find(planes.begin(), planes.end(), pl) == planes.end()) planes.push_back(pl);
+        }
+      }
+      for (int pl : planes) out.push_back(Candidate{g, e, pl, 0});
+    }
+  return out;
+}
+
+// Per-rank noise for tests (VOLFFT_TUNE_NOISE = seconds): ranks then measure different times,
+// and the choice must still agree.
+double noise(int rank, int k) {
+  const char* env = std::getenv("VOLFFT_TUNE_NOISE");
+  if (!env) return 0;
+  const double scale = std::atof(env);
+  std::uint64_t x = (static_cast<std::uint64_t>(rank) + 1) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(k) * 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  x *= 0x94D049BB133111EBull;
+  return scale * static_cast<double>(x >> 11) / static_cast<double>(1ull << 53);
+}
+
+double time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
+                      const Options& base, const Candidate& c, int index) {
+  Options o = base;
+  o.grid = c.grid, o.engine = c.engine, o.planes = c.planes;
+  o.effort = Effort::estimate;  // candidates are compared, not kept: plan them quickly
+  o.wisdom_file.clear(), o.verbose = false;
+  o.workspace = nullptr, o.workspace_bytes = 0;
+  Plan plan(comm, shape, kind, precision, o);
+  const std::size_t real_bytes = precision == Precision::float64 ? 8 : 4;
+  const std::size_t in_bytes = std::max<std::int64_t>(plan.input_count(), 1) * real_bytes * (kind == Kind::c2c ? 2 : 1);
+  const std::size_t out_bytes = std::max<std::int64_t>(plan.output_count(), 1) * real_bytes * 2;
+  struct Buffer {
+    void* p;
+    explicit Buffer(std::size_t n) : p(::operator new(n, std::align_val_t(64))) { std::fill_n(static_cast<char*>(p), n, 0); }
+    ~Buffer() { ::operator delete(p, std::align_val_t(64)); }
+  } in(in_bytes), out(out_bytes), back(in_bytes);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<double> times;
+  for (int it = -1; it < 3; ++it) {
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    plan.forward_raw(in.p, out.p);
+    plan.backward_raw(out.p, back.p);
+    double dt = MPI_Wtime() - t0 + noise(rank, index * 16 + it + 1);
+    double worst = dt;
+    MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (it >= 0) times.push_back(worst);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+bool wants_tuning(int comm_size, const Options& o) {
+  const bool automatic_grid = o.grid[0] == 0 && o.grid[1] == 0;
+  const bool automatic_engine = o.engine == Engine::automatic;
+  return comm_size > 1 && o.effort != Effort::estimate && (automatic_grid || automatic_engine);
+}
+
+Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
+             const Options& options, std::string& report) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  // Plan resolved VOLFFT_WISDOM into wisdom_file and agreed on it before calling here.
+  const std::string path = options.wisdom_file;
+  Options chosen = options;
+  std::ostringstream table;
+  Candidate best;
+  Json key, document;
+  bool rejected = false;
+  if (!path.empty()) {
+    key = wisdom_key(comm, shape, kind, precision, options);
+    std::string message;
+    const WisdomState state = read_wisdom(comm, path, key, best, message, document);
+    if (state == WisdomState::found) {
+      chosen.grid = best.grid, chosen.engine = best.engine, chosen.planes = best.planes;
+      report = "volfft autotune: " + describe_candidate(best) + " from wisdom file '" + path + "' (not measured)";
+      if (options.verbose && rank == 0) std::printf("%s\n", report.c_str());
+      return chosen;
+    }
+    if (state == WisdomState::rejected) {
+      rejected = true;
+      table << message << "\n";
+      if (rank == 0) std::fprintf(stderr, "%s\n", message.c_str());
+    }
+  }
+  auto list = candidates(size, shape, options);
+  std::vector<std::string> backed_out(list.size());
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    try {
+      list[k].seconds = time_candidate(comm, shape, kind, precision, options, list[k], static_cast<int>(k));
+    } catch (const Error& e) {
+      // An engine that does not apply to this problem backs out (on every rank alike: the
+      // candidate plan agreed on its applicability).
+      list[k].seconds = std::numeric_limits<double>::infinity();
+      backed_out[k] = e.what();
+    }
+  }
+  // Every rank holds the same reduced times, so the same (first) minimum.
+  std::size_t b = 0;
+  for (std::size_t k = 1; k < list.size(); ++k)
+    if (list[k].seconds < list[b].seconds) b = k;
+  best = list[b];
+  table << "volfft autotune: " << list.size() << " candidates, forward+backward ms (median of 3, max over ranks)\n";
+  std::vector<std::size_t> order(list.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return list[x].seconds < list[y].seconds; });
+  for (std::size_t k : order) {
+    char line[160];
+    if (!backed_out[k].empty()) {
+      table << "  " << describe_candidate(list[k]) << ": does not apply (" << backed_out[k] << ")\n";
+      continue;
+    }
+    std::snprintf(line, sizeof line, "  %-34s %10.3f%s\n", describe_candidate(list[k]).c_str(), list[k].seconds * 1e3,
+                  k == b ? "  <- chosen" : "");
+    table << line;
+  }
+  report = table.str();
+  if (options.verbose && rank == 0) std::printf("%s", report.c_str());
+  // Add the choice to the file (or start one), but never overwrite a file that was rejected.
+  if (!path.empty() && !rejected) write_wisdom(comm, path, key, best, document);
+  chosen.grid = best.grid, chosen.engine = best.engine, chosen.planes = best.planes;
+  return chosen;
+}
+
+}  // namespace volfft::tune

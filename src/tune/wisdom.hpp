@@ -1,0 +1,38 @@
+// The wisdom file: the measured planner's choices, remembered in a JSON file keyed by problem,
+// process count, MPI library and hosts. Rank 0 reads and writes it; outcomes are broadcast.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tune/json.hpp"
+#include "volfft/options.hpp"
+
+namespace volfft::tune {
+
+/// One configuration of the measured planner, and its time (forward + backward seconds).
+struct Choice {
+  std::array<int, 2> grid{0, 0};
+  Engine engine = Engine::alltoallv;
+  int planes = -1;
+  double seconds = 0;
+};
+
+/// The file's key of a problem. Collective (gathers the host names).
+Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
+                const Options& options);
+
+enum class WisdomState { absent, found, missing_entry, rejected };
+
+/// Collective: rank 0 reads `path`; every rank gets the same state, choice and message.
+WisdomState read_wisdom(MPI_Comm comm, const std::string& path, const Json& key, Choice& choice,
+                        std::string& message, Json& document);
+
+/// Rank 0 adds (or replaces) the entry for `key` in `document` and writes it to `path`.
+void write_wisdom(MPI_Comm comm, const std::string& path, const Json& key, const Choice& choice, Json document);
+
+}  // namespace volfft::tune
