@@ -4,8 +4,8 @@
  *                  [--subset r0,r1,...] [--json FILE] [--label TEXT]
  *
  * "Message size" is the number of bytes each rank sends to each other rank (the per-pair
- * message of seed 002 Fig. 1); sizes double from --min to --max. Each timed iteration is
- * barrier-bracketed and its time is the maximum over ranks; the result per size is the
+ * message of [Bhatele2012] Fig. 1, docs/references.md); sizes double from --min to --max.
+ * Each timed iteration is barrier-bracketed and its time is the maximum over ranks; the result per size is the
  * median of those maxima. Large sizes on slow links would take long, so the number of
  * iterations shrinks to fit --budget seconds per size (never below 3).
  * JSON (rank 0): {"label", "ranks", "hosts": [...], "mpi", "sizes": [{"bytes", "iters",

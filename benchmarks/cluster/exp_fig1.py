@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Experiment 2: seed 002 Fig. 1 on an emulated 4x4 2-D torus of hosts.
+"""Experiment 2: [Bhatele2012] Fig. 1 (docs/references.md) on an emulated 4x4 2-D torus of hosts.
 
 An MPI_Alltoall among 4 hosts placed as a line without wrap-around, a full ring, a 2x2
 square, and among 8 hosts as a 2x4 block, for per-pair messages of 1 KiB .. 1 MiB; measured
@@ -8,13 +8,13 @@ same link rate, dimension-ordered routes with half-ring ties taken the + way, ex
 emulated hosts route).
 
 The "line without wrap" cannot exist on a 4x4 torus (4 hosts fill a ring), so it runs on the
-same grid without wrap-around links (``mesh2d 4x4``), which is what the seed's "16x1 mesh"
+same grid without wrap-around links (``mesh2d 4x4``), which is what the paper's "16x1 mesh"
 (16 of 32 nodes of a ring) amounts to.
 
-    sudo python3 benchmarks/cluster/exp_fig1.py [--rate 100mbit] [--mpi openmpi] [--rounds 3] [--out DIR]
+    sudo python3 -m benchmarks.cluster.exp_fig1 [--rate 100mbit] [--mpi openmpi] [--rounds 3] [--out DIR]
 
 Prints a table of times and of time ratios against the line (measured, predicted, error);
-writes results.json, table.txt and fig1.png to --out (default build/cluster/exp_fig1/).
+writes results.json, table.txt and fig1.png to --out (default build/cluster/exp_fig1/). Run from the repository root.
 """
 from __future__ import annotations
 
@@ -25,9 +25,8 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import experiment as X  # noqa: E402
-import vcluster  # noqa: E402
+from benchmarks.cluster import experiment as X
+from tools import vcluster
 
 # label, network ("mesh" or "torus"), host coordinates on the 4x4 grid in rank order
 PLACEMENTS = [

@@ -18,10 +18,11 @@ prediction of the exchange phases (link-level simulator, dimension-ordered route
 per neighbour pair, the cluster's link rate). The model needs the plan description from the
 compiled core (``volfft.describe``); without it the predictions are left empty.
 
-    sudo python3 benchmarks/cluster/exp_torus_fft.py [--rate 100mbit] [--n 128] [--grid 2x4]
+    sudo python3 -m benchmarks.cluster.exp_torus_fft [--rate 100mbit] [--n 128] [--grid 2x4]
          [--engine alltoallv] [--rounds 2] [--bench PATH] [--out DIR]
 
 Writes table.txt, results.json and torus_fft.png to --out (default build/cluster/exp_torus_fft/).
+Run from the repository root.
 """
 from __future__ import annotations
 
@@ -31,9 +32,8 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import experiment as X  # noqa: E402
-import vcluster  # noqa: E402
+from benchmarks.cluster import experiment as X
+from tools import vcluster
 
 DIMS = (2, 2, 2)
 FRAME, HEADERS = 1514, 66  # TCP/IPv4 payload per Ethernet frame as the shaper counts it

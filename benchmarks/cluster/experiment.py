@@ -12,11 +12,10 @@ import sys
 from pathlib import Path
 from typing import Iterator, Sequence
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import vcluster  # noqa: E402
+from tools import vcluster
+from tools.vcluster.topology import parse_topology
 
-REPO = HERE.parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @contextlib.contextmanager
@@ -24,10 +23,8 @@ def cluster(name: str, topology: Sequence[str], rate: str, hosts: int | None = N
             delay: str = "0") -> Iterator[dict]:
     """Create a cluster for the duration of a ``with`` block; destroy it however the block ends.
 
-    ``topology`` is the words of ``vcluster.py create --topology`` (e.g. ``["torus2d", "4x4"]``).
+    ``topology`` is the words of ``python3 -m tools.vcluster create --topology`` (e.g. ``["torus2d", "4x4"]``).
     """
-    from topology import parse_topology
-
     topo = parse_topology(topology[0], topology[1] if len(topology) > 1 else None, hosts)
     vcluster.destroy(name)  # a leftover of an interrupted earlier run
     try:

@@ -15,7 +15,9 @@
 # is left (namespaces, links, qdiscs live in the namespaces and go with them).
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-vcluster=(python3 "$here/../../benchmarks/cluster/vcluster.py")
+root="$(cd "$here/../.." && pwd)"
+# The emulated cluster is the package tools/vcluster of this repository.
+vcluster=(env "PYTHONPATH=$root${PYTHONPATH:+:$PYTHONPATH}" python3 -m tools.vcluster)
 
 hosts=4 k=1 rate=1gbit timeout=120 mpi=openmpi topology=switch
 tests=()
@@ -70,7 +72,7 @@ cleanup() {
 child=""
 on_signal() {
   # bash runs traps only between commands, so the job runs in the background (see below)
-  # and is stopped here; vcluster.py then stops the MPI processes in the namespaces.
+  # and is stopped here; tools.vcluster then stops the MPI processes in the namespaces.
   echo "run_multihost.sh: interrupted" >&2
   [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
   exit 130

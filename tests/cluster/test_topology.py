@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "cluster"))
-import topology as T  # noqa: E402
+from tools.vcluster import topology as T
 
 
 def ring_distance(a: int, b: int, n: int, wrap: bool) -> int:

@@ -1,13 +1,10 @@
 """vcluster's argument checks and launcher command lines (pure: nothing is created)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "cluster"))
-import vcluster as V  # noqa: E402
+import tools.vcluster as V
+from tools.vcluster import common
 
 
 @pytest.mark.parametrize("text,bits", [("100mbit", 100_000_000), ("1gbit", 1_000_000_000),
@@ -35,7 +32,7 @@ def test_cluster_names_are_short_and_plain(name):
 
 @pytest.fixture
 def state(tmp_path, monkeypatch):
-    monkeypatch.setattr(V, "STATE_DIR", tmp_path)
+    monkeypatch.setattr(common, "STATE_DIR", tmp_path)
     return {"name": "tst", "hosts": [V.host_ns("tst", h) for h in range(4)], "mpi_iface": "eth0",
             "status": "ready"}
 

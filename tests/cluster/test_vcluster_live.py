@@ -7,15 +7,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import tools.vcluster as V
+from tools.vcluster import network
+from tools.vcluster import topology as T
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1] / "benchmarks" / "cluster"))
-import vcluster as V  # noqa: E402
-import topology as T  # noqa: E402
 
 
 def _namespaces_usable() -> str | None:
@@ -72,8 +72,8 @@ def test_failed_create_leaves_nothing(monkeypatch):
             raise V.ClusterError("injected failure while shaping")
         return original(*args, **kwargs)
 
-    original = V.shape_link
-    monkeypatch.setattr(V, "shape_link", failing_shape)
+    original = network.shape_link
+    monkeypatch.setattr(network, "shape_link", failing_shape)
     with pytest.raises(V.ClusterError, match="injected"):
         V.create(name, T.parse_topology("ring", n_hosts=3), rate="100mbit", delay="0")
     assert len(calls) == 3

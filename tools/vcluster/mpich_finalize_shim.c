@@ -6,7 +6,7 @@
  * have already gone on to the next barrier. This happens without namespaces as well
  * (mpiexec -n 3 on localhost with UCX_TLS=tcp,self). The shim replaces MPI_Finalize by a
  * barrier: every rank has finished communicating, the program's own exit status is kept,
- * and the endpoints are closed by process exit. vcluster.py preloads it for MPICH jobs
+ * and the endpoints are closed by process exit. tools.vcluster preloads it for MPICH jobs
  * unless told --mpich-real-finalize. */
 #include <mpi.h>
 

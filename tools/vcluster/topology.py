@@ -1,7 +1,7 @@
 """Topologies of an emulated cluster: host coordinates, links, addresses, dimension-order routes.
 
 Pure Python (no root, no iproute2), so that the routing rules can be unit-tested anywhere.
-``vcluster.py`` turns what this module computes into namespaces, veth pairs and routes.
+:mod:`tools.vcluster` turns what this module computes into namespaces, veth pairs and routes.
 
 Conventions
 -----------

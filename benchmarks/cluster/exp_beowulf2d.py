@@ -1,25 +1,25 @@
 #!/usr/bin/env python3
-"""Experiment 1: seed 004's 2-D FFT study on an emulated switched cluster.
+"""Experiment 1: the 2-D FFT study of [Beowulf2D] (docs/references.md) on an emulated switched cluster.
 
 2-D c2c double transforms of 400^2 (96 of them), 800^2 (24) and 1600^2 (6), forward and
 backward, on 2, 4 and 8 hosts (one rank each) of a switch at 100 Mbit/s and then 1 Gbit/s,
-with the exchange engines that correspond to the seed's programs:
+with the exchange engines that correspond to the paper's programs:
 
-    seed "fftw"    (MPI_Alltoall)                        -> volfft engine alltoall
-    seed "fft2d-i" (derived datatypes, Isend/Irecv)      -> volfft engine alltoallw
-    seed "fft2d-p" (per-column pipelined sends)          -> volfft engine pipelined
+    paper "fftw"    (MPI_Alltoall)                       -> volfft engine alltoall
+    paper "fft2d-i" (derived datatypes, Isend/Irecv)     -> volfft engine alltoallw
+    paper "fft2d-p" (per-column pipelined sends)         -> volfft engine pipelined
 
-Times are seconds for nfft forward + backward transforms, like the seed's tables: nfft x the
+Times are seconds for nfft forward + backward transforms, like the paper's tables: nfft x the
 medians of one forward and one backward (``volfft-bench --batch`` is used instead when the
 bench offers it). The np=1 row is one rank on one host (no network).
 
-    sudo python3 benchmarks/cluster/exp_seed004.py [--rates 100mbit,1gbit] [--mpi openmpi]
+    sudo python3 -m benchmarks.cluster.exp_beowulf2d [--rates 100mbit,1gbit] [--mpi openmpi]
          [--hosts 2,4,8] [--sizes 400:96,800:24,1600:6] [--bench PATH] [--quick] [--out DIR]
 
 Engines the bench does not offer (``volfft-bench --help`` lists them) are reported as n/a.
 MPICH needs a volfft-bench built against MPICH (``--bench``); the script checks which MPI the
-binary links and refuses a mismatch. Writes table.txt, results.json and seed004.png to --out
-(default build/cluster/exp_seed004/).
+binary links and refuses a mismatch. Writes table.txt, results.json and beowulf2d.png to
+--out (default build/cluster/exp_beowulf2d/). Run from the repository root.
 """
 from __future__ import annotations
 
@@ -30,9 +30,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import experiment as X  # noqa: E402
-import vcluster  # noqa: E402
+from benchmarks.cluster import experiment as X
+from tools import vcluster
 
 SEED_NAMES = {"alltoall": "fftw", "alltoallw": "fft2d-i", "pipelined": "fft2d-p"}
 
@@ -131,7 +130,7 @@ def report(results: dict, out: Path) -> str:
                     rows.append(row)
             lines.append(X.format_table(["MPI", "np"] + [f"{SEED_NAMES[e]} ({e})" for e in engines], rows))
             lines.append("")
-    # The seed's closing question: does the best strategy change with a faster network?
+    # [Beowulf2D]'s closing question: does the best strategy change with a faster network?
     lines.append("best engine per case, by rate:")
     keys = sorted({(r["mpi"], r["n"], r["np"]) for r in runs if r["np"] > 1})
     for mpi, n, np_ in keys:
@@ -144,7 +143,7 @@ def report(results: dict, out: Path) -> str:
     table = "\n".join(lines)
     (out / "table.txt").write_text(table + "\n")
     (out / "results.json").write_text(json.dumps(results, indent=1))
-    _plot(runs, engines, out / "seed004.png")
+    _plot(runs, engines, out / "beowulf2d.png")
     return table
 
 
@@ -216,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [e for e in args.engines if e not in SEED_NAMES]
     if unknown:
         ap.error(f"--engines: expected some of {', '.join(SEED_NAMES)}, got {unknown}")
-    out = X.output_dir(args.out, "exp_seed004")
+    out = X.output_dir(args.out, "exp_beowulf2d")
     if args.report_only:
         results = json.loads((out / "results.json").read_text())
     else:
@@ -233,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
         results = measure(args, out, bench)
     print(report(results, out))
-    print(f"# wrote {out / 'table.txt'}, {out / 'results.json'}, {out / 'seed004.png'}")
+    print(f"# wrote {out / 'table.txt'}, {out / 'results.json'}, {out / 'beowulf2d.png'}")
     return 0 if all("seconds" in r or r.get("error", "").startswith("engine not") for r in results["runs"]) else 1
 
 
