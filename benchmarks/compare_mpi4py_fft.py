@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -142,17 +141,12 @@ def worker(args: argparse.Namespace) -> None:
 
 # ------------------------------------------------------------------------- launcher
 def _mpirun(nprocs: int) -> tuple:
-    mpirun = os.environ.get("MPIRUN") or shutil.which("mpirun")
+    from volfft import _launch
+
+    mpirun = _launch.find_mpirun()
     if not mpirun:
         sys.exit("compare_mpi4py_fft: no mpirun on PATH")
-    text = subprocess.run([mpirun, "--version"], capture_output=True, text=True).stdout
-    command = [mpirun, "-n", str(nprocs)]
-    env = dict(os.environ)
-    if "Open MPI" in text:
-        command.append("--oversubscribe")
-        if os.geteuid() == 0:
-            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    return command, env
+    return _launch.launch(nprocs, [], mpirun)
 
 
 def _run_worker(nprocs: int, n: int, args, grid=None, engine="auto", with_peer=True) -> dict:

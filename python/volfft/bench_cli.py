@@ -6,8 +6,8 @@ Usage::
 
 Every argument this command does not know is passed to ``volfft-bench`` unchanged (see
 ``volfft-bench --help``). The launcher is Open MPI's or MPICH's ``mpirun``, whichever is
-installed; with Open MPI, ``--oversubscribe`` is added (more ranks than cores is common on a
-workstation) and running as root is allowed through Open MPI's environment variables.
+installed, called as :mod:`volfft._launch` says (with Open MPI: ``--oversubscribe``, and
+running as root allowed through Open MPI's environment variables).
 """
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
+
+from . import _launch
 
 DRIVER = "volfft-bench"
 
@@ -48,37 +50,6 @@ def find_driver(explicit: Optional[str] = None) -> str:
     raise FileNotFoundError(
         f"volfft bench: cannot find the {DRIVER} executable; searched {searched}. Build it with "
         "CMake or `pip install .`, or point --bench/$VOLFFT_BENCH to it")
-
-
-def mpi_flavor(mpirun: str) -> str:
-    """``"openmpi"``, ``"mpich"`` or ``"unknown"``, from ``mpirun --version``."""
-    try:
-        text = subprocess.run([mpirun, "--version"], capture_output=True, text=True,
-                              timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    if "Open MPI" in text or "OpenRTE" in text:
-        return "openmpi"
-    if "HYDRA" in text or "MPICH" in text or "Intel(R) MPI" in text:
-        return "mpich"
-    return "unknown"
-
-
-def launch_command(mpirun: str, nprocs: int, program: Sequence[str], flavor: str) -> List[str]:
-    """The mpirun command line for ``nprocs`` ranks of ``program``."""
-    command = [mpirun, "-n", str(nprocs)]
-    if flavor == "openmpi":
-        command.append("--oversubscribe")
-    return command + list(program)
-
-
-def launch_environment(flavor: str) -> Dict[str, str]:
-    """The environment for mpirun: Open MPI refuses root unless told twice."""
-    env = dict(os.environ)
-    if flavor == "openmpi" and hasattr(os, "geteuid") and os.geteuid() == 0:
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    return env
 
 
 def _phase_rows(report: Dict[str, Any], direction: str) -> List[tuple]:
@@ -224,7 +195,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except FileNotFoundError as error:
         print(error, file=sys.stderr)
         return 2
-    mpirun = options.mpirun or os.environ.get("MPIRUN") or shutil.which("mpirun")
+    mpirun = _launch.find_mpirun(options.mpirun)
     if not mpirun:
         print("volfft bench: no mpirun on PATH; install Open MPI or MPICH, or pass --mpirun",
               file=sys.stderr)
@@ -238,9 +209,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         json_path = os.path.join(scratch.name, "bench.json")
         driver_args = driver_args + ["--json", json_path]
     try:
-        flavor = mpi_flavor(mpirun)
-        command = launch_command(mpirun, options.nprocs, [driver] + driver_args, flavor)
-        status = _run_with_timeout(command, launch_environment(flavor), options.timeout)
+        command, env = _launch.launch(options.nprocs, [driver] + driver_args, mpirun)
+        status = _run_with_timeout(command, env, options.timeout)
         if status is None:
             print(f"volfft bench: stopped after {options.timeout} s (--timeout)", file=sys.stderr)
             return 124

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from volfft import bench_cli
+from volfft import _launch, bench_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MPIRUN = shutil.which("mpirun")
@@ -61,18 +61,32 @@ def run_cli(*args, env_extra=None):
 
 
 def test_launch_command_per_mpi_flavor():
-    assert bench_cli.launch_command("mpirun", 4, ["volfft-bench", "c2c"], "openmpi") == [
+    assert _launch.launch_command(4, ["volfft-bench", "c2c"], "mpirun", "openmpi") == [
         "mpirun", "-n", "4", "--oversubscribe", "volfft-bench", "c2c"]
-    assert bench_cli.launch_command("mpiexec", 3, ["volfft-bench"], "mpich") == [
+    assert _launch.launch_command(3, ["volfft-bench"], "mpiexec", "mpich") == [
         "mpiexec", "-n", "3", "volfft-bench"]
+    with pytest.raises(ValueError, match="nprocs"):
+        _launch.launch_command(0, ["volfft-bench"], "mpirun", "openmpi")
+
+
+@pytest.mark.parametrize("version,flavour", [
+    ("mpirun (Open MPI) 4.1.4\n", "openmpi"), ("mpirun (OpenRTE) 1.6\n", "openmpi"),
+    ("HYDRA build details:\n    Version: 4.0.2\n", "mpich"),
+    ("Intel(R) MPI Library for Linux* OS, Version 2021\n", "mpich"), ("something else\n", "unknown")])
+def test_mpi_flavour_from_version_text(tmp_path, version, flavour):
+    fake = tmp_path / "mpirun"
+    fake.write_text(f"#!/bin/sh\nprintf '{version}'\n")
+    fake.chmod(0o755)
+    assert _launch.mpi_flavour(str(fake)) == flavour
+    assert _launch.mpi_flavour(str(tmp_path / "missing")) == "unknown"
 
 
 def test_open_mpi_as_root_is_allowed_through_its_environment(monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     monkeypatch.delenv("OMPI_ALLOW_RUN_AS_ROOT", raising=False)
-    env = bench_cli.launch_environment("openmpi")
+    env = _launch.launch_environment("openmpi")
     assert env["OMPI_ALLOW_RUN_AS_ROOT"] == "1" and env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
-    assert "OMPI_ALLOW_RUN_AS_ROOT" not in bench_cli.launch_environment("mpich")
+    assert "OMPI_ALLOW_RUN_AS_ROOT" not in _launch.launch_environment("mpich")
 
 
 def test_find_driver_order(fake_driver, monkeypatch):

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from volfft import _launch
 from volfft._native import native
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -20,23 +21,19 @@ except ImportError as error:
 MPIRUN = shutil.which("mpirun")
 
 
-def clean_environment():
+def clean_environment(flavour):
     # Variables an MPI singleton may have set in this process would confuse a new mpirun.
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_", "MPI_LOCAL"))}
-    if os.geteuid() == 0:
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    return env
+    return _launch.launch_environment(flavour, env)
 
 
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
 @pytest.mark.parametrize("nprocs,extra", [(2, []), (3, ["--n", "30", "27", "20"])])
 def test_poisson_example_under_mpirun(nprocs, extra):
-    version = subprocess.run([MPIRUN, "--version"], capture_output=True, text=True).stdout
-    launcher = [MPIRUN, "-n", str(nprocs)]
-    if "Open MPI" in version:
-        launcher.append("--oversubscribe")
-    result = subprocess.run(launcher + [sys.executable, EXAMPLE] + extra, capture_output=True,
-                            text=True, timeout=180, env=clean_environment(), cwd=ROOT)
+    flavour = _launch.mpi_flavour(MPIRUN)
+    command = _launch.launch_command(nprocs, [sys.executable, EXAMPLE] + extra, MPIRUN, flavour)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=180,
+                            env=clean_environment(flavour), cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"ranks={nprocs}" in result.stdout and "(ok)" in result.stdout, result.stdout

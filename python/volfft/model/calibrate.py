@@ -1,7 +1,7 @@
 """``volfft model calibrate``: measure this machine under mpirun and write a machine file.
 
 Launches :mod:`volfft.model.calibration_script` with the local ``mpirun`` (Open MPI or MPICH,
-detected from ``mpirun --version``) and turns its measurements into a :class:`Machine`: one
+called as :mod:`volfft._launch` says) and turns its measurements into a :class:`Machine`: one
 node (``dims=(1,)``) whose tasks exchange through shared memory at the measured all-to-all
 bandwidth, with the measured message latency, transposing-copy bandwidth (pack/unpack) and FFT
 rates. numpy's FFT (pocketfft) is typically 2-3x slower than FFTW, which volfft uses; when a
@@ -22,41 +22,21 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
+from .. import _launch
 from .machine import Machine
-
-
-def detect_mpi(mpirun: str = "mpirun") -> str:
-    """``"openmpi"``, ``"mpich"`` or ``"unknown"``, from ``mpirun --version``."""
-    try:
-        text = subprocess.run([mpirun, "--version"], capture_output=True, text=True,
-                              timeout=30).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    lowered = text.lower()
-    if "open mpi" in lowered or "open-mpi" in lowered or "openrte" in lowered:
-        return "openmpi"
-    if "hydra" in lowered or "mpich" in lowered or "intel(r) mpi" in lowered:
-        return "mpich"
-    return "unknown"
 
 
 def launch_command(nprocs: int, script_args: Sequence[str], mpirun: str = "mpirun",
                    flavour: str | None = None) -> tuple[list[str], dict[str, str]]:
-    """The mpirun command line and environment to run the calibration script on ``nprocs``."""
-    if nprocs < 1:
-        raise ValueError(f"nprocs: expected >= 1, got {nprocs}")
-    flavour = flavour or detect_mpi(mpirun)
-    env = dict(os.environ)
-    cmd = [mpirun, "-n", str(nprocs)]
-    if flavour == "openmpi":
-        if nprocs > (os.cpu_count() or 1):
-            cmd.append("--oversubscribe")
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            # Open MPI refuses to run as root unless told it is deliberate.
-            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    """The mpirun command line and environment to run the calibration script on ``nprocs``.
+
+    Raises
+    ------
+    ValueError
+        If ``nprocs`` < 1.
+    """
     script = str(Path(__file__).with_name("calibration_script.py"))
-    return cmd + [sys.executable, script, *script_args], env
+    return _launch.launch(nprocs, [sys.executable, script, *script_args], mpirun, flavour)
 
 
 def machine_from_measurements(data: dict[str, Any], name: str | None = None) -> Machine:
