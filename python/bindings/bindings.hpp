@@ -21,24 +21,14 @@ namespace nb = nanobind;
 /// objects.
 MPI_Comm to_mpi_comm(nb::handle comm);
 
-/// volfft::Options from the Python-side keyword values; the names are parsed by volfft's own
-/// parse_* functions, whose errors name the argument.
-/// The options that are plain values (no name to parse), as Python passes them.
-struct ExtraOptions {
-  int planes = -1, max_in_flight = 4;
-  bool pipeline_p2p = false;
-  int threads = 1;
-  std::string backend = "fftw";
-  int ranks_per_node = 0;
-  std::vector<std::int64_t> spectral_shape;
-  std::string wisdom_file;
-  bool verbose = false;
-};
+/// volfft::Options from a dict {option name: Python value}, converted and checked through the
+/// library's option table: TypeError for a wrong type or an unknown name, VolfftError (the
+/// library's message) for a value out of range.
+volfft::Options options_from(const nb::dict& options);
 
-volfft::Options make_options(const std::array<int, 2>& grid, const std::string& engine,
-                             const std::string& layout, const std::string& effort,
-                             bool scale_backward, const std::vector<int>& rank_order,
-                             const ExtraOptions& extra);
+/// The option table as a list of dicts (name, type, doc, agreed, default, names): the Python
+/// keyword list is derived from it.
+nb::list option_specs();
 
 /// A PlanDescription as a dict of Python scalars, lists and int64 numpy arrays.
 nb::dict description_to_dict(const volfft::PlanDescription& d);

@@ -89,20 +89,13 @@ void bind_description(nb::module_& m) {
   m.def(
       "describe",
       [](int comm_size, const std::vector<std::int64_t>& shape, const std::string& kind,
-         const std::string& precision, const std::array<int, 2>& grid, const std::string& engine,
-         const std::string& layout, const std::string& effort, bool scale_backward,
-         const std::vector<int>& rank_order, const std::vector<std::int64_t>& spectral_shape) {
-        ExtraOptions extra;
-        extra.spectral_shape = spectral_shape;  // padded plans move less: the model must know
-        const volfft::Options options =
-            make_options(grid, engine, layout, effort, scale_backward, rank_order, extra);
+         const std::string& precision, const nb::dict& given) {
+        // spectral_shape among them: padded plans move less, and the model must know.
+        const volfft::Options options = options_from(given);
         return description_to_dict(volfft::describe(comm_size, shape, volfft::parse_kind(kind),
                                                     volfft::parse_precision(precision), options));
       },
-      nb::arg("comm_size"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"),
-      nb::arg("grid"), nb::arg("engine"), nb::arg("layout"), nb::arg("effort"),
-      nb::arg("scale_backward"), nb::arg("rank_order"),
-      nb::arg("spectral_shape") = std::vector<std::int64_t>{},
+      nb::arg("comm_size"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"), nb::arg("options"),
       "The raw PlanDescription of the plan these arguments would build on comm_size ranks.");
 }
 

@@ -31,19 +31,9 @@ std::int64_t real_bytes(volfft::Precision p) { return p == volfft::Precision::fl
 class PlanHandle {
  public:
   PlanHandle(nb::handle comm, const std::vector<std::int64_t>& shape, const std::string& kind,
-             const std::string& precision, const std::array<int, 2>& grid,
-             const std::string& engine, const std::string& layout, const std::string& effort,
-             bool scale_backward, const std::vector<int>& rank_order, int planes,
-             int max_in_flight, bool pipeline_p2p, int threads, const std::string& backend,
-             int ranks_per_node, const std::vector<std::int64_t>& spectral_shape,
-             const std::string& wisdom_file, bool verbose) {
+             const std::string& precision, const nb::dict& given) {
     MPI_Comm c = to_mpi_comm(comm);
-    ExtraOptions extra;
-    extra.planes = planes, extra.max_in_flight = max_in_flight, extra.pipeline_p2p = pipeline_p2p;
-    extra.threads = threads, extra.backend = backend, extra.ranks_per_node = ranks_per_node;
-    extra.spectral_shape = spectral_shape, extra.wisdom_file = wisdom_file, extra.verbose = verbose;
-    const volfft::Options options =
-        make_options(grid, engine, layout, effort, scale_backward, rank_order, extra);
+    const volfft::Options options = options_from(given);
     const volfft::Kind k = volfft::parse_kind(kind);
     const volfft::Precision p = volfft::parse_precision(precision);
     // Planning is collective and may measure for a while: let other Python threads run.
@@ -150,6 +140,10 @@ std::pair<std::array<std::int64_t, 3>, std::array<std::int64_t, 3>> box_pair(
 }  // namespace
 
 void bind_plan(nb::module_& m) {
+  m.def("option_specs", &option_specs, "The plan options as the library describes them (name, type, default, ...).");
+  m.def(
+      "check_options", [](const nb::dict& options) { (void)options_from(options); },
+      "Raises TypeError/VolfftError for an option of the wrong type or value; local, no MPI.");
   nb::class_<volfft::Request>(m, "Request", "A split-phase transform; use volfft.Plan.forward_start.")
       .def("test", [](volfft::Request& r) {
         nb::gil_scoped_release release;
@@ -161,18 +155,9 @@ void bind_plan(nb::module_& m) {
       })
       .def_prop_ro("pending", &volfft::Request::pending);
   nb::class_<PlanHandle>(m, "Plan", "Native plan; use volfft.Plan.")
-      .def(nb::init<nb::handle, const std::vector<std::int64_t>&, const std::string&,
-                    const std::string&, const std::array<int, 2>&, const std::string&,
-                    const std::string&, const std::string&, bool, const std::vector<int>&, int, int,
-                    bool, int, const std::string&, int, const std::vector<std::int64_t>&,
-                    const std::string&, bool>(),
-           nb::arg("comm"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"),
-           nb::arg("grid"), nb::arg("engine"), nb::arg("layout"), nb::arg("effort"),
-           nb::arg("scale_backward"), nb::arg("rank_order"), nb::arg("planes") = -1,
-           nb::arg("max_in_flight") = 4, nb::arg("pipeline_p2p") = false, nb::arg("threads") = 1,
-           nb::arg("backend") = "fftw", nb::arg("ranks_per_node") = 0,
-           nb::arg("spectral_shape") = std::vector<std::int64_t>{}, nb::arg("wisdom_file") = "",
-           nb::arg("verbose") = false)
+      .def(nb::init<nb::handle, const std::vector<std::int64_t>&, const std::string&, const std::string&,
+                    const nb::dict&>(),
+           nb::arg("comm"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"), nb::arg("options"))
       .def("close", &PlanHandle::close)
       .def("forward_start", &PlanHandle::forward_start, nb::arg("a").noconvert(),
            nb::arg("out").noconvert(), nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())

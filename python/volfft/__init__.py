@@ -14,6 +14,7 @@ _LAZY = {
     "scatter": "volfft.plan",
     "gather": "volfft.plan",
     "describe": "volfft.plan",
+    "plan_options": "volfft.plan",
     "VolfftError": "volfft.plan",
 }
 

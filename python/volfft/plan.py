@@ -22,7 +22,7 @@ from volfft._describe import model_description
 from volfft._distribute import agree_on_errors, gather, scatter
 from volfft._native import native
 
-__all__ = ["Plan", "describe", "scatter", "gather", "VolfftError"]
+__all__ = ["Plan", "describe", "plan_options", "scatter", "gather", "VolfftError"]
 
 #: Raised for invalid argument values (a subclass of ValueError). Wrong types raise TypeError.
 VolfftError = native().VolfftError
@@ -92,23 +92,22 @@ def _check_dtype(dtype: Any, kind: str) -> Tuple[str, np.dtype, np.dtype]:
 
 def _check_grid(grid: Grid) -> Tuple[int, int]:
     if isinstance(grid, str):
-        if grid != "auto":
-            raise VolfftError(f"grid: expected 'auto' or a pair (p0, p1), got {grid!r}")
-        return (0, 0)
+        if grid == "auto":
+            return (0, 0)
+        parts = grid.lower().split("x")
+        if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+            grid = tuple(int(p) for p in parts)
+        else:
+            raise VolfftError(f"grid: expected 'auto', 'p0xp1' or a pair (p0, p1), got {grid!r}")
     try:
+        if any(isinstance(p, (bool, np.bool_)) for p in grid):
+            raise TypeError
         pair = tuple(operator.index(p) for p in grid)
     except TypeError:
         raise TypeError(f"grid: expected 'auto' or a pair of ints (p0, p1), got {grid!r}") from None
     if len(pair) != 2 or min(pair) < 1:
         raise VolfftError(f"grid: expected 'auto' or a pair (p0, p1) of ints >= 1, got {grid!r}")
     return pair  # type: ignore[return-value]
-
-
-def _check_name(name: str, value: Any) -> str:
-    # The library checks the value itself (its message lists the accepted names).
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected a string, got {value!r}")
-    return value
 
 
 def _padded_grid(spectral: Tuple[int, ...], padding: Any) -> Tuple[int, ...]:
@@ -127,26 +126,30 @@ def _padded_grid(spectral: Tuple[int, ...], padding: Any) -> Tuple[int, ...]:
     return tuple(int(np.floor(m * f)) for m, f in zip(spectral, factors))
 
 
-def _check_planes(planes: Any) -> int:
-    if planes == "auto":
-        return -1
-    try:
-        value = operator.index(planes)
-    except TypeError:
-        raise TypeError(f"planes: expected 'auto' or an int >= 0, got {planes!r}") from None
-    if value < 0:
-        raise VolfftError(f"planes: expected 'auto' or an int >= 0, got {planes!r}")
-    return value
+def plan_options() -> Dict[str, Dict[str, Any]]:
+    """The plan options the library takes, as it describes them (name -> type, default, doc,
+    accepted names): the keywords of :class:`Plan` beyond ``dtype``, ``kind``, ``placement`` and
+    ``padding``. Derived from the library's one option table, never retyped here."""
+    return {spec["name"]: spec for spec in native().option_specs()}
 
 
-def _check_int(name: str, value: Any, lowest: int) -> int:
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name}: expected an int >= {lowest}, got {value!r}") from None
-    if v < lowest:
-        raise VolfftError(f"{name}: expected an int >= {lowest}, got {value!r}")
-    return v
+def _library_options(options: Dict[str, Any], placement: Any, spectral: Optional[Tuple[int, ...]]) -> Dict[str, Any]:
+    """The keyword options as the library's option table takes them; Python's conveniences
+    (grid "auto"/"2x1", planes "auto", path-like wisdom_file, placement, padding) resolved."""
+    out = dict(options)
+    if "grid" in out:
+        out["grid"] = list(_check_grid(out["grid"]))
+    if out.get("planes") == "auto":
+        out["planes"] = -1
+    if "wisdom_file" in out:
+        out["wisdom_file"] = "" if out["wisdom_file"] is None else os.fspath(out["wisdom_file"])
+    if placement is not None:
+        if "rank_order" in out:
+            raise TypeError("placement: give either placement or rank_order, not both")
+        out["rank_order"] = _rank_order(placement)
+    if spectral is not None:
+        out["spectral_shape"] = list(spectral)
+    return out
 
 
 class Request:
@@ -241,9 +244,9 @@ def describe(
         raise TypeError(f"nprocs: expected an int, got {nprocs!r}") from None
     if nprocs < 1:
         raise VolfftError(f"nprocs: expected at least 1 rank, got {nprocs}")
-    raw = native().describe(
-        nprocs, list(sizes), kind, precision, pair, _check_name("engine", engine),
-        _check_name("layout", layout), "estimate", True, _rank_order(placement))
+    options = {"grid": list(pair), "engine": engine, "layout": layout, "effort": "estimate",
+               "rank_order": _rank_order(placement)}
+    raw = native().describe(nprocs, list(sizes), kind, precision, options)
     return model_description(raw)
 
 
@@ -305,6 +308,10 @@ class Plan:
     verbose : bool, default False
         Print the autotuner's candidate table on rank 0 (also :meth:`tuning_report`).
 
+    The keyword options are those of the library's option table (:func:`plan_options` lists
+    them with their types and defaults; an unknown keyword is a TypeError naming them all);
+    ``placement`` and ``padding`` are Python's forms of ``rank_order`` and ``spectral_shape``.
+
     Raises
     ------
     VolfftError
@@ -328,21 +335,10 @@ class Plan:
         shape: Sequence[int],
         dtype: Any = np.complex128,
         kind: str = "c2c",
-        grid: Grid = "auto",
-        engine: str = "auto",
-        layout: str = "transposed",
-        effort: str = "measure",
-        scale_backward: bool = True,
+        *,
         placement: Any = None,
         padding: Any = None,
-        planes: Any = "auto",
-        max_in_flight: int = 4,
-        pipeline_p2p: bool = False,
-        threads: int = 1,
-        backend: str = "fftw",
-        ranks_per_node: int = 0,
-        wisdom_file: Optional[str] = None,
-        verbose: bool = False,
+        **options: Any,
     ) -> None:
         self._native = None  # set last: a failed construction leaves a closed plan
         from mpi4py import MPI
@@ -362,19 +358,13 @@ class Plan:
             precision, input_dtype, output_dtype = _check_dtype(dtype, kind)
             spectral = sizes
             real_grid = _padded_grid(sizes, padding)
-            arguments = (comm, list(real_grid), kind, precision, _check_grid(grid),
-                         _check_name("engine", engine), _check_name("layout", layout),
-                         _check_name("effort", effort), bool(scale_backward),
-                         _rank_order(placement), _check_planes(planes),
-                         _check_int("max_in_flight", max_in_flight, 1), bool(pipeline_p2p),
-                         _check_int("threads", threads, 1), _check_name("backend", backend),
-                         _check_int("ranks_per_node", ranks_per_node, 0),
-                         list(spectral) if padding is not None else [],
-                         "" if wisdom_file is None else os.fspath(wisdom_file), bool(verbose))
+            library_options = _library_options(options, placement, spectral if padding is not None else None)
+            native().check_options(library_options)  # types and values, by the library's table
         except (TypeError, ValueError) as e:
             error = e
         agree_on_errors(comm, error)
-        handle = native().Plan(*arguments)
+        handle = native().Plan(comm, list(real_grid), kind, precision, library_options)
+        scale_backward = library_options.get("scale_backward", True)
         self._comm = comm
         self._shape = tuple(real_grid)   # the transform's grid: the forward input
         self._spectral = tuple(spectral)  # the forward output's global box (padded: smaller)

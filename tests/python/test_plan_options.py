@@ -20,11 +20,13 @@ def _native_or_skip():
     ({"padding": 0.5}, ValueError, r"padding: expected factors >= 1"),
     ({"padding": (1.5, 2)}, ValueError, r"padding: expected a number or 3 numbers"),
     ({"padding": "x"}, TypeError, r"padding: expected numbers >= 1"),
-    ({"planes": -2}, ValueError, r"planes: expected 'auto' or an int >= 0"),
-    ({"planes": 1.5}, TypeError, r"planes: expected 'auto' or an int >= 0"),
-    ({"threads": 0}, ValueError, r"threads: expected an int >= 1"),
+    ({"planes": -2}, ValueError, r"planes must be an integer >= -1; got -2"),
+    ({"planes": 1.5}, TypeError, r"planes: expected an int, got 1.5"),
+    ({"threads": 0}, ValueError, r"threads must be an integer between 1 and 1024; got 0"),
+    ({"threads": True}, TypeError, r"threads: expected an int, got True"),
     ({"backend": "mkl"}, ValueError, r"backend must be one of"),
-    ({"max_in_flight": 0}, ValueError, r"max_in_flight: expected an int >= 1"),
+    ({"max_in_flight": 0}, ValueError, r"max_in_flight must be an integer >= 1; got 0"),
+    ({"ranks_per_node": 2 ** 70}, ValueError, r"ranks_per_node is out of range"),
 ])
 def test_option_errors(kwargs, error, message):
     _native_or_skip()
@@ -45,3 +47,12 @@ def test_padding_shapes_one_rank():
         full = np.fft.rfftn(x)
         want = full[np.r_[0:4, 8:12]][:, np.r_[0:3, 6:9]][:, :, :3]
         assert np.allclose(spec, want)
+
+
+def test_plan_options_come_from_the_library_table():
+    _native_or_skip()
+    options = volfft.plan_options()
+    assert list(options)[:2] == ["grid", "engine"]
+    assert options["engine"]["names"][:2] == ["auto", "alltoallv"]
+    assert options["threads"]["default"] == "1"
+    assert options["wisdom_file"]["agreed"] is True

@@ -161,7 +161,12 @@ def test_version_string():
     ({"dtype": np.float64}, TypeError,
      r"dtype: a c2c plan transforms complex arrays: expected complex128 or complex64, got "
      r"float64 \(use kind='r2c' for real input\)"),
-    ({"grid": "slab"}, ValueError, r"grid: expected 'auto' or a pair \(p0, p1\), got 'slab'"),
+    ({"grid": "slab"}, ValueError, r"grid: expected 'auto', 'p0xp1' or a pair \(p0, p1\), got 'slab'"),
+    ({"grid": "2x1"}, ValueError, r"grid 2x1 has 2 ranks but the communicator has 1"),
+    ({"grid": (True, 1)}, TypeError, r"grid: expected 'auto' or a pair of ints"),
+    ({"nonsense": 1}, TypeError, r"unexpected option 'nonsense'; the options are: grid, engine, "),
+    ({"threads": 2000}, ValueError, r"threads must be an integer between 1 and 1024; got 2000"),
+    ({"verbose": "yes"}, TypeError, r"verbose: expected True or False, got 'yes'"),
     ({"grid": (1,)}, ValueError, r"grid: expected 'auto' or a pair \(p0, p1\) of ints >= 1, got \(1,\)"),
     ({"grid": (1.5, 1)}, TypeError, r"grid: expected 'auto' or a pair of ints \(p0, p1\), got \(1.5, 1\)"),
     ({"grid": (2, 1)}, ValueError,
