@@ -1,4 +1,5 @@
-"""Smoke tests of ``volfft model`` (no MPI: calibrate is tested up to its mpirun command line).
+"""Smoke tests of ``volfft model`` (no MPI: calibrate is tested up to its mpirun command line)
+and of the paper reproduction ``python3 -m benchmarks.model.validate``.
 
 Descriptions come from the test fixture (``--describe test_model_describe_fixture:describe``) so
 these run without the compiled core.
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,24 +18,36 @@ from volfft.model import Machine, load_machine
 from volfft.model.calibrate import launch_command, machine_from_measurements
 from volfft.model.cli import main
 
+from benchmarks.model import validate
+
 FIXTURE = "test_model_describe_fixture:describe"
 
 
 def test_validate_prints_table1_and_the_appendix(capsys, tmp_path):
-    assert main(["validate", "--describe", FIXTURE, "--sizes", "64", "--plots",
-                 str(tmp_path)]) == 0
+    assert validate.main(["--describe", FIXTURE, "--sizes", "64", "--plots", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "24 of 24 m_i values reproduced exactly" in out
     assert "Table 2 (rows)" in out and "Table 3 (columns)" in out
     entries = [l for l in out.splitlines() if "64^3" in l and l[:3] in ("CO ", "VN ")]
     assert len(entries) == 20  # ten cases x rows and columns
     assert "Fig. 1" in out
-    assert (tmp_path / "seed000_rows_64.png").stat().st_size > 0
+    assert (tmp_path / "jagode2008_rows_64.png").stat().st_size > 0
     assert (tmp_path / "links_64cube_rows_all-paths.png").stat().st_size > 0
 
 
+def test_the_package_leaves_the_paper_reproduction_out():
+    # volfft and volfft.model (CLI included) never import the reproduction under benchmarks/.
+    code = ("import sys, volfft, volfft.model, volfft.model.cli; "
+            "print([m for m in sys.modules if 'paper_data' in m or m.endswith('validate')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=os.path.dirname(__file__)).stdout
+    assert out.strip() == "[]"
+    with pytest.raises(SystemExit):
+        main(["validate"])
+
+
 def test_rank_writes_the_best_placement(capsys, tmp_path):
-    # Seed 000's case: 8x8x8 torus, rows of 8. The default puts a row on a Z ring (m = 4) and
+    # [Jagode2008]'s case: 8x8x8 torus, rows of 8. The default puts a row on a Z ring (m = 4) and
     # its columns on XY planes (m = 4); 2x2x2 cubes give rows m = 2, columns m = 4: first.
     out_map = tmp_path / "best.map"
     assert main(["rank", "--describe", FIXTURE, "--torus", "8x8x8", "--grid", "64x8",

@@ -2,7 +2,7 @@
 
 This is NOT part of the library. volfft.model takes the description as input and the lead wires
 ``volfft.describe`` from the C++ core; until then the model's tests (and offline runs of
-``volfft model validate --describe test_model_describe_fixture:describe``) use this generator,
+``python3 -m benchmarks.model.validate --describe test_model_describe_fixture:describe``) use it,
 written from the contract in docs/model.md:
 
 * block distribution: ``q, r = divmod(n, p)``, the first ``r`` parts get ``q + 1``;

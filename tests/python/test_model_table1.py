@@ -1,4 +1,4 @@
-"""Seed 000 Table 1 from first principles, and the simulator where the bisection model's
+"""[Jagode2008] Table 1 from first principles, and the simulator where the bisection model's
 symmetry assumptions hold; invariance under relabelling equivalent torus dimensions."""
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from test_model_describe_fixture import describe
 
 from volfft.model import (bisection_time, blue_gene_l, check_description, eq16_time,
                           exchange_traffic, m_numbers, resolve_placement, simulate, total_bytes)
-from volfft.model.paper_data import TABLE1
 from volfft.model.placements import fft_placement
-from volfft.model.validate import table1
+
+from benchmarks.model.paper_data import TABLE1
+from benchmarks.model.validate import table1
 
 
 def test_table1_all_24_values_exact():
@@ -31,7 +32,7 @@ def placed_exchanges(machine, grid, row_block, shape=(64, 64, 64)):
                                             ((8, 64), (4, 4, 4)), ((8, 64), None),
                                             ((32, 16), (2, 2, 4))])
 def test_simulator_agrees_with_bisection_on_symmetric_placements(grid, row_block):
-    # Rows on displaced blocks and their complementary columns have seed 000's translation
+    # Rows on displaced blocks and their complementary columns have [Jagode2008]'s translation
     # symmetry: the crossing traffic spreads evenly, so the most loaded link carries exactly the
     # bisection share (dimension-order routing, adaptive or not).
     machine = blue_gene_l()

@@ -1,9 +1,11 @@
-"""``volfft model {validate,rank,predict,calibrate}``: the performance model from the shell.
+"""``volfft model {rank,predict,calibrate}``: the performance model from the shell.
 
-``validate``  reproduce seed 000's Table 1, predict its appendix Tables 2-3, seed 002's Fig. 1
 ``rank``      enumerate placements of a grid on a torus, rank them, write the best as a map file
 ``predict``   per-phase times of a plan on a machine (preset or calibrated file)
 ``calibrate`` measure this machine under mpirun and write a machine file
+
+The reproduction of the papers' tables with this model lives outside the package, in the
+repository: ``python3 -m benchmarks.model.validate`` (docs/model.md).
 """
 from __future__ import annotations
 
@@ -63,7 +65,7 @@ def _add_plan_args(p: argparse.ArgumentParser, grid_required: bool = True) -> No
     p.add_argument("--shape", type=int, nargs="+", required=True, metavar="N",
                    help="global array shape, 2 or 3 extents")
     p.add_argument("--grid", type=_grid, required=grid_required, help="process grid p0xp1 "
-                   "(rows hold p1 tasks; seed 000's '8x64' with 8-member rows is 64x8)")
+                   "(rows hold p1 tasks; [Jagode2008]'s '8x64' with 8-member rows is 64x8)")
     p.add_argument("--kind", choices=("c2c", "r2c"), default="c2c")
     p.add_argument("--precision", choices=("double", "single"), default="double")
     p.add_argument("--describe", default="volfft:describe", metavar="MODULE:FUNC",
@@ -78,53 +80,6 @@ def _add_machine_args(p: argparse.ArgumentParser, default: str | None) -> None:
     p.add_argument("--torus", type=_dims, help="override the network, e.g. 16x16x16")
     p.add_argument("--mesh", action="store_true", help="open mesh instead of torus links")
     p.add_argument("--tasks-per-node", type=int, help="tasks per node (BG/L CO: 1, VN: 2)")
-
-
-# ------------------------------------------------------------------------------- validate
-def cmd_validate(args: argparse.Namespace) -> int:
-    from . import validate as v
-
-    describe = load_describe(args.describe)
-    print("volfft model validate: Blue Gene/L 8x8x8 torus, 512 nodes, link payload "
-          f"{blue_gene_l().effective_link_bandwidth / 1e6:.1f} MB/s per direction "
-          "(seed 000 section 5), nothing fitted\n")
-    t1 = v.table1(describe)
-    print(v.format_table1(t1) + "\n")
-    rows = v.appendix_tables(describe, tuple(args.sizes))
-    print(v.format_appendix(rows) + "\n")
-    fig1 = v.fig1()
-    print(v.format_fig1(fig1))
-    if args.plots:
-        from .plots import plot_bars, plot_link_loads
-        from .placement import resolve_placement
-        from .placements import fft_placement
-        from .simulator import simulate
-        from .traffic import exchange_traffic
-
-        out = Path(args.plots)
-        out.mkdir(parents=True, exist_ok=True)
-        size = max(args.sizes)
-        for group in ("rows", "columns"):
-            sel = [r for r in rows if r.group == group and r.size == size]
-            plot_bars([r.case for r in sel], [r.predicted_ms for r in sel],
-                      [r.paper_ms for r in sel], out / f"seed000_{group}_{size}.png",
-                      f"seed 000 {group} exchange, {size}^3: predicted vs paper",
-                      measured_label="paper (BG/L)")
-        plot_bars([r.name for r in fig1], [r.relative["adaptive"] for r in fig1],
-                  [r.paper for r in fig1], out / "seed002_fig1.png",
-                  "seed 002 Fig. 1: all-to-all time relative to a mesh line",
-                  ylabel="relative time", measured_label="paper (text)")
-        # Seed 000's 64-cube rows: dimension-order routing spreads evenly, all-paths does not.
-        machine = blue_gene_l()
-        desc = describe_plan(describe, (size,) * 3, (8, 64), "c2c")
-        placed = resolve_placement(fft_placement(machine, (8, 64), (4, 4, 4)), machine, 512)
-        traffic = exchange_traffic(desc["exchanges"][0]["messages"], placed)
-        for routing in ("adaptive", "all-paths"):
-            plot_link_loads(simulate(machine, traffic, routing), machine,
-                            out / f"links_64cube_rows_{routing}.png",
-                            f"64-cube rows (seed 000 64x8), {size}^3, {routing} routing")
-        print(f"\npictures written to {out}/")
-    return 0
 
 
 # ------------------------------------------------------------------------------- rank
@@ -259,12 +214,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="volfft model", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("validate", help="reproduce seed 000 Table 1 / Tables 2-3, seed 002 Fig. 1")
-    p.add_argument("--describe", default="volfft:describe", metavar="MODULE:FUNC")
-    p.add_argument("--sizes", type=int, nargs="+", default=[512, 1024])
-    p.add_argument("--plots", metavar="DIR", help="write PNG pictures to DIR")
-    p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("rank", help="rank placements of a grid on a machine")
     _add_plan_args(p)

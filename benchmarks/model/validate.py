@@ -1,27 +1,36 @@
-"""``volfft model validate``: reproduce seed 000's Table 1 and predict its appendix tables, and
-seed 002's Fig. 1 comparison, from first principles.
+"""Reproduce [Jagode2008]'s Table 1, predict its appendix Tables 2-3, and [Bhatele2012]'s Fig. 1
+comparison, from first principles (citations: docs/references.md)::
 
-Nothing is fitted: the Blue Gene/L machine is seed 000's hardware description (148 MB/s of
+    python3 -m benchmarks.model.validate [--describe MODULE:FUNC] [--sizes 512 1024] [--plots DIR]
+
+(from the repository root; ``--describe`` defaults to the compiled ``volfft:describe``).
+
+Nothing is fitted: the Blue Gene/L machine is [Jagode2008]'s hardware description (148 MB/s of
 payload per link direction, 512 nodes), placements come from :mod:`volfft.mapping`, messages
-from the plan description, and the paper's numbers (:mod:`volfft.model.paper_data`) are only
-printed beside the predictions.
+from the plan description, and the papers' numbers (:mod:`benchmarks.model.paper_data`) are
+only printed beside the predictions. This is a paper reproduction, not part of the installed
+package: it uses only volfft.model's public estimators.
 """
 from __future__ import annotations
 
+import argparse
+import sys
 from dataclasses import dataclass, field
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Sequence
 
 import numpy as np
 
-from .bisection import bisection_time, m_numbers
-from .description import check_description, total_bytes
-from .exchange import estimate_exchange, latency_time
-from .machine import Machine, blue_gene_l, blue_gene_p
-from .paper_data import CASES, FIG1_BEST_TEXT, FIG1_TEXT, TABLE1, TABLE1_CASES, Seed000Case
-from .placement import ArrayPlacement, resolve_placement
-from .placements import fft_placement
-from .simulator import simulate
-from .traffic import exchange_traffic
+from volfft.model.bisection import bisection_time, m_numbers
+from volfft.model.description import check_description, describe_plan, load_describe, total_bytes
+from volfft.model.exchange import estimate_exchange, latency_time
+from volfft.model.machine import Machine, blue_gene_l, blue_gene_p
+from volfft.model.placement import ArrayPlacement, resolve_placement
+from volfft.model.placements import fft_placement
+from volfft.model.simulator import simulate
+from volfft.model.traffic import exchange_traffic
+
+from .paper_data import CASES, FIG1_BEST_TEXT, FIG1_TEXT, TABLE1, TABLE1_CASES, JagodeCase
 
 Describe = Callable[..., dict]
 
@@ -40,7 +49,7 @@ class Table1Row:
 
 
 def table1(describe: Describe, shape: tuple[int, ...] = (512, 512, 512)) -> list[Table1Row]:
-    """Seed 000 Table 1: every m_i recomputed from the placements and the plan's messages."""
+    """[Jagode2008] Table 1: every m_i recomputed from the placements and the plan's messages."""
     rows = []
     for name, case in TABLE1_CASES.items():
         machine = blue_gene_l(tasks_per_node=case.tasks_per_node)
@@ -55,7 +64,7 @@ def table1(describe: Describe, shape: tuple[int, ...] = (512, 512, 512)) -> list
 
 
 def format_table1(rows: list[Table1Row]) -> str:
-    lines = ["Seed 000 Table 1: m_i from the placements (computed | paper)",
+    lines = ["[Jagode2008] Table 1: m_i from the placements (computed | paper)",
              f"{'mapping':<18}{'group':<9}{'m_x m_y m_z computed':>22}{'paper':>12}{'':>3}"]
     for r in rows:
         comp = " ".join(f"{v:g}" for v in r.computed)
@@ -91,8 +100,8 @@ class ExchangeComparison:
 
 
 def appendix_tables(describe: Describe, sizes: tuple[int, ...] = (512, 1024),
-                    cases: tuple[Seed000Case, ...] = CASES) -> list[ExchangeComparison]:
-    """Predict every entry of seed 000's appendix Tables 2 (rows) and 3 (columns)."""
+                    cases: tuple[JagodeCase, ...] = CASES) -> list[ExchangeComparison]:
+    """Predict every entry of [Jagode2008]'s appendix Tables 2 (rows) and 3 (columns)."""
     out = []
     from .paper_data import SIZES
 
@@ -119,7 +128,7 @@ def appendix_tables(describe: Describe, sizes: tuple[int, ...] = (512, 1024),
 def format_appendix(rows: list[ExchangeComparison]) -> str:
     lines = []
     for group, title in (("rows", "Table 2 (rows)"), ("columns", "Table 3 (columns)")):
-        lines.append(f"Seed 000 appendix {title}: exchange time, ms "
+        lines.append(f"[Jagode2008] appendix {title}: exchange time, ms "
                      "(prediction = simulated links, adaptive routing, + latency)")
         lines.append(f"{'case':<16}{'size':>6}{'bisection':>11}{'predicted':>11}"
                      f"{'all-paths':>11}{'paper':>9}{'error':>9}")
@@ -140,7 +149,7 @@ def format_appendix(rows: list[ExchangeComparison]) -> str:
 
 # ---------------------------------------------------------------------------------------------
 def fig1_placements(machine: Machine) -> dict[str, np.ndarray]:
-    """Seed 002 Fig. 1's six arrangements of 16 nodes on an 8x16x32 torus (dims X, Y, Z).
+    """[Bhatele2012] Fig. 1's six arrangements of 16 nodes on an 8x16x32 torus (dims X, Y, Z).
 
     A line along Z (16 of 32 nodes: no wrap-around is usable) is the mesh line; the whole Y
     ring is the torus line; 8x2 along Z and Y is the mesh plane, 8 along the X ring x 2 along
@@ -171,7 +180,7 @@ class Fig1Row:
 
 
 def fig1(message_bytes: int = 1 << 20) -> list[Fig1Row]:
-    """Seed 002 Fig. 1: all-to-all among 16 nodes, 1 MB per pair, relative to the mesh line."""
+    """[Bhatele2012] Fig. 1: all-to-all among 16 nodes, 1 MB per pair, relative to the mesh line."""
     machine = blue_gene_p()
     nodes = 16
     src, dst = np.meshgrid(np.arange(nodes), np.arange(nodes), indexing="ij")
@@ -196,15 +205,77 @@ def fig1(message_bytes: int = 1 << 20) -> list[Fig1Row]:
 
 
 def format_fig1(rows: list[Fig1Row]) -> str:
-    lines = ["Seed 002 Fig. 1: all-to-all over 16 nodes of an 8x16x32 BG/P torus, 1 MB messages,",
+    lines = ["[Bhatele2012] Fig. 1: all-to-all over 16 nodes of an 8x16x32 BG/P torus, 1 MB messages,",
              "time relative to the 16-node line on a mesh",
-             f"{'arrangement':<28}{'bisection':>10}{'seed001':>9}{'adaptive':>10}{'all-paths':>10}"
+             f"{'arrangement':<28}{'bisection':>10}{'a2a-bound':>10}{'adaptive':>10}{'all-paths':>10}"
              f"{'paper(text)':>13}"]
     for r in rows:
         rel = r.relative
         paper = "?" if r.paper is None else f"{r.paper:.2f}"
-        lines.append(f"{r.name:<28}{rel['bisection']:>10.2f}{rel['alltoall_bound']:>9.2f}"
+        lines.append(f"{r.name:<28}{rel['bisection']:>10.2f}{rel['alltoall_bound']:>10.2f}"
                      f"{rel['adaptive']:>10.2f}{rel['all_paths']:>10.2f}{paper:>13}")
     lines.append(f"paper text: 4x4 and 4x2x2 give 'the same performance boost'; best all-to-all "
                  f"mapping: {FIG1_BEST_TEXT:.2f}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the tables (and with ``--plots DIR`` write pictures); returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python3 -m benchmarks.model.validate",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--describe", default="volfft:describe", metavar="MODULE:FUNC",
+                        help="plan description function (default: the compiled volfft:describe)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[512, 1024])
+    parser.add_argument("--plots", metavar="DIR", help="write PNG pictures to DIR")
+    args = parser.parse_args(argv)
+    try:
+        return _validate(args)
+    except (ValueError, TypeError, RuntimeError) as error:
+        print(f"validate: {error}", file=sys.stderr)
+        return 2
+
+
+def _validate(args: argparse.Namespace) -> int:
+    describe = load_describe(args.describe)
+    print("Blue Gene/L 8x8x8 torus, 512 nodes, link payload "
+          f"{blue_gene_l().effective_link_bandwidth / 1e6:.1f} MB/s per direction "
+          "([Jagode2008] section 5), nothing fitted\n")
+    t1 = table1(describe)
+    print(format_table1(t1) + "\n")
+    rows = appendix_tables(describe, tuple(args.sizes))
+    print(format_appendix(rows) + "\n")
+    fig1_rows = fig1()
+    print(format_fig1(fig1_rows))
+    if args.plots:
+        from volfft.model.plots import plot_bars, plot_link_loads
+
+        out = Path(args.plots)
+        out.mkdir(parents=True, exist_ok=True)
+        size = max(args.sizes)
+        for group in ("rows", "columns"):
+            sel = [r for r in rows if r.group == group and r.size == size]
+            plot_bars([r.case for r in sel], [r.predicted_ms for r in sel],
+                      [r.paper_ms for r in sel], out / f"jagode2008_{group}_{size}.png",
+                      f"[Jagode2008] {group} exchange, {size}^3: predicted vs paper",
+                      measured_label="paper (BG/L)")
+        plot_bars([r.name for r in fig1_rows], [r.relative["adaptive"] for r in fig1_rows],
+                  [r.paper for r in fig1_rows], out / "bhatele2012_fig1.png",
+                  "[Bhatele2012] Fig. 1: all-to-all time relative to a mesh line",
+                  ylabel="relative time", measured_label="paper (text)")
+        # [Jagode2008]'s 64-cube rows: dimension-order routing spreads evenly, all-paths does not.
+        machine = blue_gene_l()
+        desc = describe_plan(describe, (size,) * 3, (8, 64), "c2c")
+        placed = resolve_placement(fft_placement(machine, (8, 64), (4, 4, 4)), machine, 512)
+        traffic = exchange_traffic(desc["exchanges"][0]["messages"], placed)
+        for routing in ("adaptive", "all-paths"):
+            plot_link_loads(simulate(machine, traffic, routing), machine,
+                            out / f"links_64cube_rows_{routing}.png",
+                            f"64-cube rows ([Jagode2008] 64x8), {size}^3, {routing} routing")
+        print(f"\npictures written to {out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
