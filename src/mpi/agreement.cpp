@@ -1,5 +1,6 @@
 #include "mpi/agreement.hpp"
 
+#include <climits>
 #include <vector>
 
 #include "core/option_table.hpp"
@@ -103,9 +104,11 @@ void agree_or_throw(MPI_Comm comm, const std::string& local_error, int call, con
   // [anyone failed, -(lowest failing rank), largest call, -smallest call] in one reduction;
   // more only on failure.
   const int failed = local_error.empty() ? 0 : 1;
-  int mine[4] = {failed, failed ? -rank : -size, call, -call}, top[4];
+  // Only ranks without a problem of their own compare calls: a rank that failed its own checks
+  // may be in agree_on_problem (call 0) while the others are in the call.
+  int mine[4] = {failed, failed ? -rank : -size, failed ? -1 : call, failed ? INT_MIN + 1 : -call}, top[4];
   check(MPI_Allreduce(mine, top, 4, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  if (top[2] != -top[3]) throw Error(calls_differ);
+  if (top[2] >= 0 && top[2] != -top[3]) throw Error(calls_differ);
   if (!top[0]) return;
   const int first = -top[1];
   int failing = 0;

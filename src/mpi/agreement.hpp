@@ -22,9 +22,10 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
 
 /// Collective over comm: if any rank has a non-empty `local_error`, every rank throws
 /// volfft::Error with the message of the lowest such rank (prefixed by its rank when it is not
-/// this one's own). Cheap: one MPI_Allreduce when nobody failed. `call` identifies the
-/// operation each rank is in (per-call checks pass the call); when ranks pass different ones,
-/// every rank throws volfft::Error(calls_differ) instead of running mismatched collectives.
+/// this one's own). Cheap: one MPI_Allreduce when nobody failed. `call` (>= 0) identifies the
+/// operation each rank is in (per-call checks pass the call); when ranks without an error of
+/// their own pass different ones, every rank throws volfft::Error(calls_differ) instead of
+/// running mismatched collectives.
 void agree_or_throw(MPI_Comm comm, const std::string& local_error, int call = 0,
                     const std::string& calls_differ = "");
 

@@ -431,6 +431,39 @@ void null_workspace_on_one_rank(int rank, int size) {
 
 }  // namespace
 
+// Ranks making different calls on one plan once exchanged garbage (blocking engines) or hung
+// (node, pipelined): the per-call agreement now carries the call. And a split-phase request
+// that outlives its plan is a clear error, not a use-after-free.
+void calls_and_requests(int rank, int size) {
+  for (Engine engine : {Engine::alltoallv, Engine::node, Engine::pipelined}) {
+    Options o = quick();
+    o.engine = engine;
+    Plan p(MPI_COMM_WORLD, {8, 6, 5}, Kind::c2c, Precision::float64, o);
+    const std::size_t n = static_cast<std::size_t>(std::max(p.input_count(), p.output_count()));
+    std::vector<std::complex<double>> a(n + 1), b(n + 1);
+    if (size > 1)
+      expect_everywhere(std::string("different directions, ") + to_string(engine),
+                        error_of([&] {
+                          if (rank == size - 1) {
+                            p.backward(a.data(), b.data());
+                          } else {
+                            p.forward(a.data(), b.data());
+                          }
+                        }),
+                        "ranks made different calls on one plan");
+    p.forward(a.data(), b.data());  // the plan still works
+    Request r;
+    {
+      Plan q(MPI_COMM_WORLD, {8, 6, 5}, Kind::c2c, Precision::float64, o);
+      r = q.forward_start(a.data(), b.data());
+    }  // destroying q completes its transform
+    CHECK(r.pending());
+    CHECK(r.test());
+    CHECK_THROWS_WITH(r.wait(), "the plan of this request was destroyed");
+    CHECK(!r.pending());
+  }
+}
+
 int main(int argc, char** argv) {
   // "--case NAME" runs one of the cases where a single rank errs locally (registered apart, with
   // a short timeout, because the failure they guard against is a hang).
@@ -457,5 +490,6 @@ int main(int argc, char** argv) {
     exact_user_workspace<double>(rank, {7, 5}, Kind::r2c, Options{}, "2-D r2c double");
     wrong_array_types(rank, size);
     c_api_errors(rank, size);
+    calls_and_requests(rank, size);
   });
 }
