@@ -15,7 +15,7 @@ enum class Kind { c2c, r2c };
 
 enum class Precision { float64, float32 };
 
-/// The exchange strategy (the seeds' swappable communication layer).
+/// The exchange strategy (a swappable communication layer, as in [Eleftheriou2005]; src/exchange/).
 enum class Engine {
   automatic,  ///< chosen by the planner (documented rule; see docs/conventions.md)
   alltoallv,  ///< pack exact blocks, MPI_Alltoallv, unpack
@@ -38,8 +38,9 @@ enum class Layout {
 enum class Effort { estimate, measure, patient };
 
 /// The 1-D FFT library behind the batches. ducc0 is available when volfft was built with it
-/// (see have_backend); automatic times both on the planning arrays, per batch, and keeps the
-/// faster one.
+/// (see have_backend); automatic is decided once per plan: the first stage's FFTs are timed
+/// with each backend, each time the maximum over ranks, and every batch of the plan uses the
+/// faster one (src/backend/select.cpp).
 enum class Backend { automatic, fftw, ducc0 };
 
 struct Options {
@@ -68,7 +69,7 @@ struct Options {
   /// entry per axis, m_a <= n_a) of low frequencies in numpy's order, the real side the full
   /// grid `shape` (n). forward() transforms the real grid and keeps the m-box; backward() pads
   /// the m-box with zeros to n and transforms. Lines that would hold only zeros are never
-  /// transformed nor exchanged (seed 003's boxcut). Empty = no padding (m = n).
+  /// transformed nor exchanged ([Hoefler2007]'s boxcut). Empty = no padding (m = n).
   std::vector<std::int64_t> spectral_shape;
   /// Multiply backward() results by 1/N (N = product of the global shape), as numpy's
   /// default norm="backward" does. forward() is never scaled.
@@ -101,8 +102,9 @@ const char* to_string(Engine);
 const char* to_string(Layout);
 const char* to_string(Effort);
 const char* to_string(Backend);
-/// Parse the names printed by to_string ("auto" for Engine::automatic). Throws
-/// std::invalid_argument naming the argument and the accepted values.
+/// Parse the names printed by to_string ("auto" for Engine::automatic). Throws volfft::Error
+/// naming the argument and the accepted values. The names of the option enums come from the
+/// option table (src/core/option_table.cpp), the one description of every option.
 Kind parse_kind(const std::string&);
 Precision parse_precision(const std::string&);
 Engine parse_engine(const std::string&);
