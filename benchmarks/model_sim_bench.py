@@ -2,7 +2,7 @@
 
 The issue's yardstick: a 16x16x16 torus whose 64-member rows all exchange (4096 tasks, 258,048
 messages per exchange) must simulate in under a minute. This times the bisection model, the
-seed-001 bound and the simulator (three routings) on the row and column exchanges of a 64x64
+[Eleftheriou2005] bound and the simulator (three routings) on the row and column exchanges of a 64x64
 grid, default placement and rows on 4x4x4 cubes.
 
 Run: PYTHONPATH=python python3 benchmarks/model_sim_bench.py [--torus 16x16x16] [--grid 64x64]
@@ -60,7 +60,7 @@ def main() -> int:
         for name, rows in (("row", True), ("column", False)):
             traffic = exchange_traffic(group_messages(p0, p1, total, rows), placed)
             runs = [("bisection", lambda: bisection_time(machine, traffic)),
-                    ("seed-001 bound", lambda: alltoall_bound(machine, traffic, p0 * p1))]
+                    ("[Eleftheriou2005] bound", lambda: alltoall_bound(machine, traffic, p0 * p1))]
             runs += [(f"sim {r}", (lambda r=r: simulate(machine, traffic, r)))
                      for r in ("dimension-ordered", "adaptive", "all-paths")]
             for est, run in runs:

@@ -33,7 +33,7 @@ from pathlib import Path
 from benchmarks.cluster import experiment as X
 from tools import vcluster
 
-SEED_NAMES = {"alltoall": "fftw", "alltoallw": "fft2d-i", "pipelined": "fft2d-p"}
+PAPER_NAMES = {"alltoall": "fftw", "alltoallw": "fft2d-i", "pipelined": "fft2d-p"}
 
 
 def bench_features(bench: str) -> tuple[set[str], bool]:
@@ -103,7 +103,7 @@ def measure(args, out: Path, bench: str) -> dict:
 
 def report(results: dict, out: Path) -> str:
     runs = results["runs"]
-    engines = [e for e in SEED_NAMES if any(r["engine"] == e for r in runs)]
+    engines = [e for e in PAPER_NAMES if any(r["engine"] == e for r in runs)]
     lines = []
     for rate in dict.fromkeys(r["rate"] for r in runs):
         for n, nfft in dict.fromkeys((r["n"], r["nfft"]) for r in runs if r["rate"] == rate):
@@ -128,7 +128,7 @@ def report(results: dict, out: Path) -> str:
                         else:
                             row.append("n/a")
                     rows.append(row)
-            lines.append(X.format_table(["MPI", "np"] + [f"{SEED_NAMES[e]} ({e})" for e in engines], rows))
+            lines.append(X.format_table(["MPI", "np"] + [f"{PAPER_NAMES[e]} ({e})" for e in engines], rows))
             lines.append("")
     # [Beowulf2D]'s closing question: does the best strategy change with a faster network?
     lines.append("best engine per case, by rate:")
@@ -138,7 +138,7 @@ def report(results: dict, out: Path) -> str:
         for rate in dict.fromkeys(r["rate"] for r in runs):
             done = {r["engine"]: r["seconds"] for r in runs if (r["mpi"], r["n"], r["np"], r["rate"]) ==
                     (mpi, n, np_, rate) and "seconds" in r}
-            best[rate] = SEED_NAMES.get(min(done, key=done.get), "?") if done else "n/a"
+            best[rate] = PAPER_NAMES.get(min(done, key=done.get), "?") if done else "n/a"
         lines.append(f"  {mpi:8s} {n}^2 np={np_}: " + ", ".join(f"{k}: {v}" for k, v in best.items()))
     table = "\n".join(lines)
     (out / "table.txt").write_text(table + "\n")
@@ -167,7 +167,7 @@ def _plot(runs, engines, path: Path) -> None:
             for k, e in enumerate(engines):
                 vals = [next((r.get("seconds", 0) for r in runs if (r["rate"], r["n"], r["np"], r["engine"], r["mpi"])
                               == (rate, n, p, e, mpi)), 0) for p in nps]
-                ax.bar([x + k * width for x in range(len(nps))], vals, width, label=SEED_NAMES[e])
+                ax.bar([x + k * width for x in range(len(nps))], vals, width, label=PAPER_NAMES[e])
             serial = next((r.get("seconds") for r in runs if (r["rate"], r["n"], r["engine"], r["mpi"]) ==
                            (rate, n, "serial", mpi)), None)
             if serial:
@@ -212,9 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         args.sizes, args.hosts = [s for s in args.sizes if s[0] <= 800], [h for h in args.hosts if h <= 4]
     for rate in args.rates:
         vcluster.parse_rate(rate)
-    unknown = [e for e in args.engines if e not in SEED_NAMES]
+    unknown = [e for e in args.engines if e not in PAPER_NAMES]
     if unknown:
-        ap.error(f"--engines: expected some of {', '.join(SEED_NAMES)}, got {unknown}")
+        ap.error(f"--engines: expected some of {', '.join(PAPER_NAMES)}, got {unknown}")
     out = X.output_dir(args.out, "exp_beowulf2d")
     if args.report_only:
         results = json.loads((out / "results.json").read_text())

@@ -1,4 +1,4 @@
-"""Section 10 of the Rubik semantics: where volfft.mapping differs from Rubik on purpose, and every
+"""docs/rubik-semantics.md section 10: where volfft.mapping differs from Rubik on purpose, and every
 error rule with its message (each message names the argument and what was expected)."""
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """Partition trees: box, div, tile, mod, cut, children, leaves, copy.
 
-Expected values are derived by hand from seed 002 (Figs. 4, 5, 6) and the Rubik semantics file,
+Expected values are derived by hand from [Bhatele2012] (Figs. 4, 5, 6) and docs/rubik-semantics.md,
 using the row-major rule r = sum_i x_i * prod_{j>i} N_j, never from volfft's own output.
 """
 import numpy as np

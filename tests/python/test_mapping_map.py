@@ -1,5 +1,5 @@
-"""map() and write_map_file(): seed 002's pF3D and Qbox scripts (as the semantics file says they
-run: box([X,Y,Z,T]) with X, Y, Z = 0, 1, 2), and the map rules of semantics section 5."""
+"""map() and write_map_file(): [Bhatele2012]'s pF3D and Qbox scripts (as docs/rubik-semantics.md says they
+run: box([X,Y,Z,T]) with X, Y, Z = 0, 1, 2), and the map rules of docs/rubik-semantics.md section 5."""
 import io
 import itertools
 
@@ -179,7 +179,7 @@ def test_write_map_file_targets_path_stream_and_stdout(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("cores, nz, torus_dims, tiles, tilts", [
-    # seed 002 Table II: the best pF3D mapping per core count (X, Y, Z = 0, 1, 2)
+    # [Bhatele2012] Table II: the best pF3D mapping per core count (X, Y, Z = 0, 1, 2)
     (2048, 16, [8, 8, 8, 4], [8, 8, 2, 1], [(Z, X), (Z, Y)]),
     (4096, 32, [8, 8, 16, 4], [1, 8, 16, 1], [(X, Y), (X, Z)]),
     (8192, 64, [8, 8, 32, 4], [8, 8, 2, 1], [(X, Y)]),

@@ -1,4 +1,4 @@
-"""tilt, zigzag, shear, zorder, transpose: the semantics file's worked examples, seed 002's
+"""tilt, zigzag, shear, zorder, transpose: the worked examples of docs/rubik-semantics.md, [Bhatele2012]'s
 Figs. 8 and 9, and each formula checked cell by cell with plain Python loops."""
 import itertools
 
@@ -7,7 +7,7 @@ import pytest
 
 from volfft.mapping import box
 
-Z, Y, X = 0, 1, 2  # seed 002's names for a box([Z, Y, X]); X varies fastest
+Z, Y, X = 0, 1, 2  # [Bhatele2012]'s names for a box([Z, Y, X]); X varies fastest
 
 
 def morton(coords, ndim):
@@ -45,7 +45,7 @@ def test_zorder_4x4_worked_example():
 
 
 def test_zigzag_depth2_stride3_is_a_flattened_triangle():
-    shifts = [0, 1, 2, 2, 2, 1, 0, 1, 2, 2, 2, 1]   # from the semantics file
+    shifts = [0, 1, 2, 2, 2, 1, 0, 1, 2, 2, 2, 1]   # docs/rubik-semantics.md section 4
     b = box([8, 12])
     b.zigzag(0, 1, 2, 3)
     old = np.arange(96).reshape(8, 12)

@@ -1,4 +1,4 @@
-"""FFT placements (seed 000 section 7.1): default maps, rows on blocks, CO and VN variants, the
+"""FFT placements ([Jagode2008] section 7.1): default maps, rows on blocks, CO and VN variants, the
 Placement accessors and their realisation by a map file or by a rank order."""
 import itertools
 

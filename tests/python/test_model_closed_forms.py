@@ -1,7 +1,7 @@
 """All-to-all on a p-ring, a p x p torus plane and a p^3 torus volume: the simulator, the bisection
-model and the seed-001 bound against seed 001's closed form T = V * N_hops / (N_links * BW * f).
+model and the [Eleftheriou2005] bound against [Eleftheriou2005]'s closed form T = V * N_hops / (N_links * BW * f).
 
-Each node sends ``s`` bytes to every other node. Seed 001 counts ``V_received = p^d * s`` (its
+Each node sends ``s`` bytes to every other node. [Eleftheriou2005] counts ``V_received = p^d * s`` (its
 ``N_hops`` averages over all p^d destinations, the node itself included), N_hops = p/4, p/2,
 3p/4 and N_links = 2, 4, 6 for a line, plane, volume.
 """
@@ -35,7 +35,7 @@ CASES = [("line", (8,)), ("line", (6,)), ("plane", (4, 4)), ("plane", (6, 6)),
 
 
 @pytest.mark.parametrize("kind,dims", CASES, ids=str)
-def test_simulator_matches_seed001_closed_form(kind, dims):
+def test_simulator_matches_eleftheriou2005_closed_form(kind, dims):
     machine, traffic, n = all_to_all(dims)
     expected = closed_form_time(kind, dims[0], n * S, BANDWIDTH)
     for routing in ("dimension-ordered", "adaptive", "all-paths"):
@@ -54,7 +54,7 @@ def test_bisection_and_bound_match_closed_form(kind, dims):
 
 
 def test_closed_form_values():
-    # Seed 001: the dimensionality cancels: p/4 over 2, p/2 over 4, 3p/4 over 6.
+    # [Eleftheriou2005]: the dimensionality cancels: p/4 over 2, p/2 over 4, 3p/4 over 6.
     for kind in ("line", "plane", "volume"):
         assert closed_form_time(kind, 8, 1000.0, 1.0) == pytest.approx(1000.0)
     assert closed_form_time("line", 8, 1000.0, 1.0, utilization=0.8) == pytest.approx(1250.0)
@@ -63,7 +63,7 @@ def test_closed_form_values():
 
 
 def test_mesh_line_is_twice_the_ring():
-    # Seed 001's remark: mesh bandwidth is half the torus's. Centre link of an open line of p:
+    # [Eleftheriou2005]'s remark: mesh bandwidth is half the torus's. Centre link of an open line of p:
     # (p/2)^2 pairs each way.
     p = 8
     machine, traffic, _ = all_to_all((p,), wrap=False)

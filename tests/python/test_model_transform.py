@@ -26,7 +26,7 @@ def test_blue_gene_l_payload_bandwidth():
     bgl = blue_gene_l()
     assert bgl.nodes == 512 and bgl.wrap == (True, True, True)
     assert bgl.effective_link_bandwidth == pytest.approx(167e6 * 240 / 270)
-    assert 147e6 < bgl.effective_link_bandwidth < 149e6  # seed 000: "about 148 MB/s"
+    assert 147e6 < bgl.effective_link_bandwidth < 149e6  # [Jagode2008]: "about 148 MB/s"
 
 
 def test_machine_json_round_trip(tmp_path):

@@ -181,7 +181,7 @@ def links(topo: Topology) -> list[Link]:
 
     A dimension of extent 2 gets one link between its two hosts even when it wraps (the + and
     - neighbour are the same host; a second cable would double that pair's bandwidth, which a
-    real 2-long torus dimension does not have either on the machines the seeds used).
+    real 2-long torus dimension does not have either on the Blue Gene machines of [Jagode2008] and [Bhatele2012]).
     """
     if topo.is_switch:
         return []

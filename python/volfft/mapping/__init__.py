@@ -1,6 +1,6 @@
 """volfft.mapping: Rubik-style process placement (pure Python + numpy, no MPI needed).
 
-The language (seed 002; exact contract in the Rubik semantics reference)::
+The language ([Bhatele2012]; exact contract in docs/rubik-semantics.md)::
 
     from volfft.mapping import box, div, mod
     X, Y, Z = 0, 1, 2
@@ -9,7 +9,7 @@ The language (seed 002; exact contract in the Rubik semantics reference)::
     torus.map(app); torus.tilt(Z, X, 1); torus.tilt(Z, Y, 1)
     torus.write_map_file("pf3d.map")
 
-FFT placements (seed 000)::
+FFT placements ([Jagode2008])::
 
     from volfft.mapping import Machine, rows_on_blocks
     p = rows_on_blocks(Machine.torus((8, 8, 8)), grid=(64, 8), row_block=(2, 2, 2))

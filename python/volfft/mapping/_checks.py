@@ -2,7 +2,7 @@
 
 Every check raises an exception whose message names the operation, the argument and what was
 expected, so that a wrong call in a mapping script is understood without reading our code
-(section 10 of the Rubik semantics: volfft refuses where Rubik silently misbehaves).
+(docs/rubik-semantics.md section 10: volfft refuses where Rubik silently misbehaves).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Placements of a pencil FFT's p0 x p1 process grid (seed 000, sections 4 and 7.1), one call each.
+"""Placements of a pencil FFT's p0 x p1 process grid ([Jagode2008], sections 4 and 7.1), one call each.
 
 Grid convention: row i is the p1 positions ``g = i*p1 .. i*p1 + p1 - 1`` (the first exchange,
-inside rows); column j is the p0 positions ``j, p1 + j, ...``. Seed 000 labels its grids by
+inside rows); column j is the p0 positions ``j, p1 + j, ...``. [Jagode2008] labels its grids by
 *row size* first: its "Pr x Pc = 8 x 64" with 8-member rows on 2x2x2 cubes is our grid
 ``(64, 8)`` with ``row_block=(2, 2, 2)``, and its "64 x 8" with 64-cubes is our ``(8, 64)``
 with ``row_block=(4, 4, 4)``.
@@ -56,11 +56,11 @@ def rows_on_blocks(machine: Machine, grid: Sequence[int], row_block: Sequence[in
     The blocks are the tiles of the machine box (row-major over tile index, so consecutive
     rows go to consecutive blocks); inside a block, a row's p1 ranks fill the block's slots in
     row-major order. Column j is therefore member j of every block: the complementary
-    pattern of seed 000, spread with period ``row_block`` over the whole machine.
+    pattern of [Jagode2008], spread with period ``row_block`` over the whole machine.
 
     With several tasks per node (VN-like), a row uses ``c = p1 / prod(row_block)`` cores of
     each node of its block, and ``tasks_per_node / c`` rows share a block, on successive core
-    groups (seed 000's 8 x 128 VN case: two rows of 8 on one 2x2x2 cube).
+    groups ([Jagode2008]'s 8 x 128 VN case: two rows of 8 on one 2x2x2 cube).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Partition trees: Rubik's data model (semantics sections 1-5, 7.1, 8).
+"""Partition trees: Rubik's data model (docs/rubik-semantics.md sections 1-5, 7, 8).
 
 A tree is made of :class:`Partition` nodes. Only the root owns storage, an n-D integer array
 holding one rank id per cell; every child's ``box`` is a strided numpy *view* of it, so that

@@ -3,7 +3,7 @@
 Each function takes the box's contents (an n-D array, indexed by the box's *local* coordinates)
 and returns a new array of the same shape holding the same values in new cells. They are pure
 array functions; :class:`volfft.mapping.Partition` writes their result back through its view so
-that permuting a child permutes that region of the root (section 4 of the Rubik semantics).
+that permuting a child permutes that region of the root (docs/rubik-semantics.md section 4).
 Argument checking is the caller's job.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Pictures of placements and trees: a 3-D box of nodes coloured by group, to PNG.
 
-As in seed 002's figures, each group (a grid row or column, or a tree leaf) gets its own
-colour, and inside a group the members are shaded from light (first) to dark (last). Seed 000
+As in [Bhatele2012]'s figures, each group (a grid row or column, or a tree leaf) gets its own
+colour, and inside a group the members are shaded from light (first) to dark (last). [Jagode2008]
 draws one basic image and lets the reader imagine the displaced copies; ``highlight`` does the
 same by drawing only the chosen groups in colour and the rest as faint grey dots.
 

@@ -37,7 +37,7 @@ def text_view(obj: Partition | Placement, groups: str = "rows", what: str = "gro
     ----------
     obj : Partition or Placement
         A tree: its rank ids are printed, dimension 0 down, the last dimension across (as in
-        the semantics file's 4x4 examples). A placement: one cell per node of the machine.
+        the 4x4 examples of docs/rubik-semantics.md). A placement: one cell per node of the machine.
     groups : {"rows", "columns"}
         For a placement with ``what="group"``: label each task by its grid row or column index.
     what : {"group", "rank"}

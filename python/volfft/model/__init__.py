@@ -7,8 +7,8 @@ Pure Python + numpy; imports without MPI or the compiled extension. The inputs a
   docs/model.md),
 * a placement (a :mod:`volfft.mapping` placement or node coordinates per world rank).
 
-Three estimators price an exchange: seed 000's bisection model (:func:`bisection_time`,
-:func:`m_numbers`), seed 001's all-to-all bound (:func:`alltoall_bound`) and a link-level flow
+Three estimators price an exchange: [Jagode2008]'s bisection model (:func:`bisection_time`,
+:func:`m_numbers`), [Eleftheriou2005]'s all-to-all bound (:func:`alltoall_bound`) and a link-level flow
 simulator (:func:`simulate`); :func:`predict_transform` adds FFT stages and pack/unpack.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Seed 001's all-to-all bound: ``T = V_received * N_hops / (N_links * BW * f)`` (section 2).
+"""[Eleftheriou2005]'s all-to-all bound: ``T = V_received * N_hops / (N_links * BW * f)`` (section 2).
 
 For an all-to-all among the nodes of a line, plane or volume of a torus whose every dimension
-has ``p`` nodes, seed 001 gives ``N_hops = p/4, p/2, 3p/4`` and ``N_links = 2, 4, 6``
+has ``p`` nodes, [Eleftheriou2005] gives ``N_hops = p/4, p/2, 3p/4`` and ``N_links = 2, 4, 6``
 (:func:`closed_form_time`). :func:`alltoall_bound` evaluates the same expression for any
 placement: each communicator (connected group of an exchange's messages) gets
 
@@ -10,7 +10,7 @@ placement: each communicator (connected group of an exchange's messages) gets
 * ``N_hops``: the byte-weighted mean minimal hop count of its messages,
 * ``N_links``: per network dimension the group spans, 2 links when its coordinates go round
   a ring (torus) leaving no half of it empty (a whole ring, or members spread evenly round
-  it), 1 otherwise (an open line or a compact part of a ring: seed 001 notes that mesh
+  it), 1 otherwise (an open line or a compact part of a ring: [Eleftheriou2005] notes that mesh
   bandwidth is half the torus's),
 
 and the exchange takes the slowest group's time. On full rings, planes and volumes of a torus
@@ -31,7 +31,7 @@ _LINKS = {"line": 2, "plane": 4, "volume": 6}
 
 def closed_form_time(kind: str, p: int, bytes_per_node: float, bandwidth: float,
                      utilization: float = 1.0) -> float:
-    """Seed 001's expression for an all-to-all on a torus line, plane or volume of side ``p``.
+    """[Eleftheriou2005]'s expression for an all-to-all on a torus line, plane or volume of side ``p``.
 
     Parameters
     ----------
@@ -46,7 +46,7 @@ def closed_form_time(kind: str, p: int, bytes_per_node: float, bandwidth: float,
     bandwidth:
         Link bandwidth per direction (bytes/s).
     utilization:
-        Seed 001's link utilisation ``f``.
+        [Eleftheriou2005]'s link utilisation ``f``.
     """
     if kind not in _LINKS:
         raise ValueError(f"kind: expected one of {sorted(_LINKS)}, got {kind!r}")
@@ -75,7 +75,7 @@ def connected_groups(traffic: Traffic, nranks: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class AlltoallBoundResult:
-    """Seed 001's bound for one exchange (slowest communicator)."""
+    """[Eleftheriou2005]'s bound for one exchange (slowest communicator)."""
 
     time: float
     received_bytes: float
@@ -86,10 +86,10 @@ class AlltoallBoundResult:
 
 def alltoall_bound(machine: Machine, traffic: Traffic, nranks: int,
                    utilization: float = 1.0) -> AlltoallBoundResult:
-    """Seed 001's expression evaluated from a placed exchange (see module docstring).
+    """[Eleftheriou2005]'s expression evaluated from a placed exchange (see module docstring).
 
     ``BW * f`` is the machine's effective link bandwidth times ``utilization`` (1 by default:
-    the payload efficiency is already in the effective bandwidth; seed 001 used f = 0.8 on the
+    the payload efficiency is already in the effective bandwidth; [Eleftheriou2005] used f = 0.8 on the
     raw bandwidth).
     """
     moving = traffic.between_nodes()

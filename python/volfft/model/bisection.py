@@ -1,4 +1,4 @@
-"""Seed 000's bisection model (section 4, eqs. 4-16), generalised to any placement.
+"""[Jagode2008]'s bisection model (section 4, eqs. 4-16), generalised to any placement.
 
 For every network direction ``k`` and every cut plane orthogonal to it (between layers ``c``
 and ``c+1``; a ring has ``n_k`` such planes, wrap-around included, an open line ``n_k - 1``),
@@ -9,11 +9,11 @@ directions is ``t_k``, and the exchange cannot be faster than ``max_k t_k`` (eq.
 
 The links that cross a plane are those whose other coordinates a dimension-ordered minimal
 route of this exchange can occupy: the product, over the other dimensions, of the number of
-distinct coordinates the exchange's endpoints use. For placements that fill the machine (seed
-000) this is the plane's area ``A_k``; for a lone group of nodes (seed 002 Fig. 1) it is the
+distinct coordinates the exchange's endpoints use. For placements that fill the machine
+([Jagode2008]) this is the plane's area ``A_k``; for a lone group of nodes ([Bhatele2012] Fig. 1) it is the
 group's own cross-section.
 
-On placements with seed 000's translation symmetries this reproduces eqs. (7), (12), (13)
+On placements with [Jagode2008]'s translation symmetries this reproduces eqs. (7), (12), (13)
 exactly: ``t_k = m_k D_T / (4 P B_l)`` with ``m_k = n_k / g_t``, ``n_k / f_k`` or 0. The
 ``m_k`` are recovered from the computed times by :func:`m_numbers`, never typed in.
 """
@@ -67,7 +67,7 @@ def _interval_sums(n: int, start: np.ndarray, length: np.ndarray, weight: np.nda
 
 
 def bisection_time(machine: Machine, traffic: Traffic) -> BisectionResult:
-    """Bisection-bandwidth lower bound of one exchange's network time (seed 000 eq. 15).
+    """Bisection-bandwidth lower bound of one exchange's network time ([Jagode2008] eq. 15).
 
     Parameters
     ----------
@@ -120,7 +120,7 @@ def bisection_time(machine: Machine, traffic: Traffic) -> BisectionResult:
 
 
 def m_numbers(result: BisectionResult, machine: Machine, total_bytes: float) -> np.ndarray:
-    """Seed 000's effective image lengths ``m_k`` (eq. 16) recovered from computed times.
+    """[Jagode2008]'s effective image lengths ``m_k`` (eq. 16) recovered from computed times.
 
     ``t_k = m_k D_T / (4 P B_l)`` with ``P`` the number of nodes and ``D_T`` the bytes of the
     whole array, so ``m_k = 4 P B_l t_k / D_T``.
@@ -131,5 +131,5 @@ def m_numbers(result: BisectionResult, machine: Machine, total_bytes: float) -> 
 
 
 def eq16_time(m: float, total_bytes: float, nodes: int, link_bandwidth: float) -> float:
-    """Seed 000 eq. (16): ``t = m D_T / (4 P B_l)``."""
+    """[Jagode2008] eq. (16): ``t = m D_T / (4 P B_l)``."""
     return m * total_bytes / (4.0 * nodes * link_bandwidth)

@@ -74,7 +74,7 @@ def nranks(desc: dict) -> int:
 
 
 def total_bytes(desc: dict) -> int:
-    """Bytes of the whole (complex) array an exchange redistributes: seed 000's D_T."""
+    """Bytes of the whole (complex) array an exchange redistributes: [Jagode2008]'s D_T."""
     shape = list(desc["shape"])
     if desc["kind"] == "r2c":
         shape[-1] = shape[-1] // 2 + 1

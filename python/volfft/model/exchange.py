@@ -2,8 +2,8 @@
 
 ``time = max(network, injection, intranode) + latency`` where
 
-* ``network`` comes from one of the three estimators: ``"bisection"`` (seed 000, generalised),
-  ``"alltoall-bound"`` (seed 001) or ``"simulate"`` (link-level flows);
+* ``network`` comes from one of the three estimators: ``"bisection"`` ([Jagode2008], generalised),
+  ``"alltoall-bound"`` ([Eleftheriou2005]) or ``"simulate"`` (link-level flows);
 * ``injection`` is the busiest task's bytes to other nodes over the machine's injection
   bandwidth (0 when the machine gives none);
 * ``intranode`` is the busiest node's bytes between its own tasks over its shared-memory

@@ -4,7 +4,7 @@ A :class:`Machine` is everything the estimators need to turn bytes and flops int
 is deliberately small and serialisable (JSON), so that a file written by
 ``volfft model calibrate`` on one machine can be read by ``volfft model predict`` anywhere.
 
-Units: bytes, seconds, bytes per second. "MB" in the seeds is ambiguous; this module never
+Units: bytes, seconds, bytes per second. "MB" in the papers is ambiguous; this module never
 uses it: every bandwidth is stored in bytes per second.
 """
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Machine:
         bytes counts once); used for pack/unpack.
     fft_rate:
         1-D complex FFT speed of one core, in units of ``N log2 N`` per second (so a length-N
-        transform takes ``N log2 N / fft_rate`` seconds). Seed 001's bound of ``8 N log2 N``
+        transform takes ``N log2 N / fft_rate`` seconds). [Eleftheriou2005]'s bound of ``8 N log2 N``
         cycles gives ``fft_rate = clock / 8``.
     fft_rate_by_length:
         Optional measured rates for particular lengths (overrides ``fft_rate``; interpolated in
@@ -189,7 +189,7 @@ def packet_efficiency(packet_bytes: int, header_bytes: int, trailer_bytes: int =
     """Payload fraction of a link whose packets carry headers and trailers.
 
     Blue Gene/L: 256-byte packets of which 16 bytes are header, plus 14 bytes of error control
-    sent per packet: ``240 / 270 = 0.889`` (seed 000, section 5.2).
+    sent per packet: ``240 / 270 = 0.889`` ([Jagode2008], section 5.2).
     """
     if packet_bytes <= header_bytes:
         raise ValueError(f"packet_bytes: expected more than header_bytes={header_bytes}, "
@@ -245,14 +245,14 @@ def this_machine(path: str | Path | None = None) -> Machine:
 
 def blue_gene_l(dims: Sequence[int] = (8, 8, 8), tasks_per_node: int = 1,
                 torus: bool = True) -> Machine:
-    """Blue Gene/L as seed 000 describes it (section 5).
+    """Blue Gene/L as [Jagode2008] describes it (section 5).
 
-    Links: 2 bits per cycle per direction at 700 MHz. The seed writes this as "167 MB/s" and
-    the payload limit as "148 MB/s"; we take the seed's numbers as 10^6 bytes (the issue's
+    Links: 2 bits per cycle per direction at 700 MHz. [Jagode2008] writes this as "167 MB/s" and
+    the payload limit as "148 MB/s"; we take its numbers as 10^6 bytes (the issue's
     "148 MB/s"), i.e. 167e6 B/s raw x 240/270 = 148.4e6 B/s of payload. (Read as MiB they would
     be 4.9% larger and every predicted exchange time 4.7% shorter; see docs/model.md.)
 
-    Compute: seed 001's idealised 1-D FFT bound of 8 N log2 N cycles at 700 MHz. Latencies are
+    Compute: [Eleftheriou2005]'s idealised 1-D FFT bound of 8 N log2 N cycles at 700 MHz. Latencies are
     literature values for BG/L MPI (about 3 us per message, about 100 ns per hop), not fitted to
     any table. Memory copy bandwidth per core about 1 GB/s (PowerPC 440, L3-resident data).
     In VN mode (``tasks_per_node=2``) each task has its own core.
@@ -271,12 +271,12 @@ def blue_gene_l(dims: Sequence[int] = (8, 8, 8), tasks_per_node: int = 1,
         memory_bandwidth=1.0e9,
         fft_rate=700e6 / 8.0,
         cores_per_node=2,
-        notes="seed 000 section 5 (links, packets), seed 001 section 2 (8 N log2 N cycles)",
+        notes="[Jagode2008] section 5 (links, packets), [Eleftheriou2005] section 2 (8 N log2 N cycles)",
     )
 
 
 def blue_gene_p(dims: Sequence[int] = (8, 16, 32), tasks_per_node: int = 1) -> Machine:
-    """Blue Gene/P torus (seed 002, Fig. 1): 425 MB/s per link direction, 850 MHz cores."""
+    """Blue Gene/P torus ([Bhatele2012], Fig. 1): 425 MB/s per link direction, 850 MHz cores."""
     dims = tuple(int(d) for d in dims)
     return Machine(
         name=f"Blue Gene/P {'x'.join(map(str, dims))} torus",
@@ -290,7 +290,7 @@ def blue_gene_p(dims: Sequence[int] = (8, 16, 32), tasks_per_node: int = 1) -> M
         memory_bandwidth=2.0e9,
         fft_rate=850e6 / 8.0,
         cores_per_node=4,
-        notes="seed 002 Fig. 1 setting; BG/P link speed 425 MB/s per direction",
+        notes="[Bhatele2012] Fig. 1 setting; BG/P link speed 425 MB/s per direction",
     )
 
 

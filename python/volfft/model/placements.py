@@ -1,4 +1,4 @@
-"""Seed 000's placements and the placement search space, built with :mod:`volfft.mapping`.
+"""[Jagode2008]'s placements and the placement search space, built with :mod:`volfft.mapping`.
 
 The model itself accepts any placement (see :mod:`volfft.model.placement`); this module is the
 bridge to the mapping language for the placements the model studies: the default order, rows on
@@ -35,7 +35,7 @@ def default_placement(machine: Machine, nranks: int | None = None) -> "mapping.P
 def fft_placement(machine: Machine, grid: Sequence[int],
                   row_block: Sequence[int] | None = None,
                   tilt: tuple[int, int] | None = None) -> "mapping.Placement":
-    """Seed 000's placements: the default order, or rows on blocks of shape ``row_block``.
+    """[Jagode2008]'s placements: the default order, or rows on blocks of shape ``row_block``.
 
     Parameters
     ----------

@@ -44,7 +44,7 @@ def plot_bars(labels: Sequence[str], predicted: Sequence[float],
 
 def link_load_maps(result: SimulationResult, machine: Machine) -> list[np.ndarray]:
     """Per direction, the link loads (both senses) summed along every axis after the first two:
-    seed 002 Fig. 12's projection of a 3-D torus onto a plane, bundles along the third axis."""
+    [Bhatele2012] Fig. 12's projection of a 3-D torus onto a plane, bundles along the third axis."""
     maps = []
     for k in range(machine.ndim):
         loads = result.direction_loads(k)

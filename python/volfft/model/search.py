@@ -33,7 +33,7 @@ class Ranked:
     candidate: Candidate
     placement: Any
     bisection: tuple[float, ...]          # per exchange
-    m_max: tuple[float, ...]              # max_k m_k per exchange (seed 000's figure of merit)
+    m_max: tuple[float, ...]              # max_k m_k per exchange ([Jagode2008]'s figure of merit)
     simulated: tuple[float, ...] | None = None   # per exchange, adaptive routing, + latency
     all_paths: tuple[float, ...] | None = None   # per exchange, all-paths routing, + latency
     transform: float | None = None        # whole forward transform with simulated exchanges
@@ -155,6 +155,6 @@ def format_ranking(ranked: list[Ranked], machine: Machine, desc: dict, top: int 
     lines.append(f"{len(ranked)} distinct layouts priced by the bisection model (by=bis); the best "
                  f"{sum(r.simulated is not None for r in ranked)} simulated link by link (by=sim, "
                  "adaptive routing); all-paths = uniform over all minimal paths, "
-                 "the hot-spot limit; m = max_k m_k (seed 000 eq. 16); "
+                 "the hot-spot limit; m = max_k m_k ([Jagode2008] eq. 16); "
                  "gain = default time / this time - 1.")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ plane). Routing policies, all minimal:
 ``"all-paths"``
     each message split evenly over *all* its minimal lattice paths (the limit of a fully
     adaptive router choosing uniformly at every hop). Unlike the two above it concentrates
-    traffic in the middle of a box: the hot spots seed 000 suspects in the 64-cube.
+    traffic in the middle of a box: the hot spots [Jagode2008] suspects in the 64-cube.
 
 Half-ring ties (displacement exactly ``n/2`` on an even ring) are split evenly both ways.
 Everything is vectorised over messages and hops; the Python loops run over dimensions,

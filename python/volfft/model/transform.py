@@ -4,9 +4,9 @@ Phase order of ``forward()``: FFT stages in the description's order, each exchan
 exchange, unpack) right after the stage that precedes it
 (:func:`volfft.model.description.preceding_stage`). Pencil 3-D: ``fft2, row, fft1, column,
 fft0``; slab 3-D: ``fft2, fft1, column, fft0``; 2-D: ``fft1, column, fft0``. Phases do not overlap (blocking
-engines); each phase costs its slowest rank, as the seeds' tables and volfft's timers report.
+engines); each phase costs its slowest rank, as the papers' tables ([Jagode2008], [Eleftheriou2005]) and volfft's timers report.
 
-Compute: a length-N complex 1-D FFT costs ``N log2 N / fft_rate`` seconds (seed 001's
+Compute: a length-N complex 1-D FFT costs ``N log2 N / fft_rate`` seconds ([Eleftheriou2005]'s
 ``8 N log2 N`` cycles when ``fft_rate = clock / 8``), a real one half of that; pack and
 unpack each copy the rank's local data once at the memory bandwidth. On an oversubscribed
 node (more tasks than cores) a task gets ``cores / tasks`` of a core.
