@@ -1,4 +1,4 @@
-// The decomposition as the specification states it (issue 2, seed 000 section 3.2), written
+// The decomposition as the specification states it (issue 2, [Jagode2008] section 3.2), written
 // independently of src/core so the unit tests compare the planner against the definition.
 #pragma once
 
