@@ -133,7 +133,7 @@ class Plan {
 };
 
 /// A transform begun with Plan::forward_start() or Plan::backward_start(). The first exchange is
-/// under way when start returns (for engines with a non-blocking form: alltoallv, persistent;
+/// under way when start returns (for engines with a non-blocking form: alltoallv, persistent, p2p;
 /// the others complete in start); compute something else, call test() now and then to let MPI
 /// progress, and wait() to finish. Until wait() returns, the arrays belong to volfft and the plan
 /// takes no other call. Destroying a pending request waits for it. Destroying (or closing) the

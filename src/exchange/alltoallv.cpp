@@ -18,11 +18,9 @@ std::vector<Index> through_mpi(const std::vector<Box>& blocks, int member) {
 }
 
 template <class T>
-class AlltoallvExchange final : public Exchange {
+class AlltoallvExchange final : public PackingExchange<T> {
  public:
-  AlltoallvExchange(const Setup& setup, bool persistent)
-      : packer_(setup.transfer, setup.options.threads), group_(setup.group),
-        src_(static_cast<T*>(setup.src)), send_(static_cast<T*>(setup.send)) {
+  AlltoallvExchange(const Setup& setup, bool persistent) : PackingExchange<T>(setup), group_(setup.group) {
     const Transfer& t = setup.transfer;
     const auto sends = through_mpi(t.send, t.member), receives = through_mpi(t.recv, t.member);
     const int p = t.size();
@@ -32,18 +30,22 @@ class AlltoallvExchange final : public Exchange {
     for (int m = 0; m < p; ++m) {
       send_displs_[m] = static_cast<int>(s), recv_displs_[m] = static_cast<int>(r);
       send_counts_[m] = static_cast<int>(sends[m]), recv_counts_[m] = static_cast<int>(receives[m]);
+      if (sends[m]) this->send_members_.push_back(m);
+      if (receives[m]) this->receive_members_.push_back(m);
       s += sends[m], r += receives[m];
     }
+    this->send_offsets_.assign(send_displs_.begin(), send_displs_.end());
+    this->receive_offsets_.assign(recv_displs_.begin(), recv_displs_.end());
     if (persistent) {
-      // The stage array is the receive area (see Setup); its address is fixed per plan.
+      // The source array is the receive area (see Setup); its address is fixed per plan.
 #if defined(VOLFFT_HAVE_MPI_ALLTOALLV_INIT)
-      mpi::check(MPI_Alltoallv_init(send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(), src_,
-                                    recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_,
+      mpi::check(MPI_Alltoallv_init(this->send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(),
+                                    this->src_, recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_,
                                     MPI_INFO_NULL, &persistent_),
                  "MPI_Alltoallv_init");
 #elif defined(VOLFFT_HAVE_MPIX_ALLTOALLV_INIT)
-      mpi::check(MPIX_Alltoallv_init(send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(), src_,
-                                     recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_,
+      mpi::check(MPIX_Alltoallv_init(this->send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(),
+                                     this->src_, recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_,
                                      MPI_INFO_NULL, &persistent_),
                  "MPIX_Alltoallv_init");
 #endif
@@ -54,58 +56,31 @@ class AlltoallvExchange final : public Exchange {
     if (persistent_ != MPI_REQUEST_NULL) MPI_Request_free(&persistent_);
   }
 
-  void run(void* dst, double scale, StageWork& work, ExchangeTimes& times) override {
-    start(dst, scale, work, times);
-    finish(times);
-  }
-
-  void start(void* dst_void, double scale, StageWork& work, ExchangeTimes& times) override {
-    compute_whole(work, times);
-    dst_ = static_cast<T*>(dst_void);
-    scale_ = static_cast<typename T::value_type>(scale);
-    const Transfer& t = packer_.transfer();
-    double t0 = now();
-    for (int m = 0; m < t.size(); ++m)
-      if (send_counts_[m]) packer_.pack(src_, m, send_ + send_displs_[m]);
-    packer_.copy_own(src_, dst_, scale_);
-    // The stage array is dead now: it becomes the receive area.
-    if (persistent_ != MPI_REQUEST_NULL) {
-      mpi::check(MPI_Start(&persistent_), "MPI_Start");
-      active_ = &persistent_;
-    } else {
-      mpi::check(MPI_Ialltoallv(send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(), src_,
-                                recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_, &request_),
-                 "MPI_Ialltoallv");
-      active_ = &request_;
-    }
-    times.pack += now() - t0;
-  }
-
   bool test() override {
     int flag = 1;
     if (active_) mpi::check(MPI_Test(active_, &flag, MPI_STATUS_IGNORE), "MPI_Test");
     return flag != 0;
   }
 
-  void finish(ExchangeTimes& times) override {
-    const Transfer& t = packer_.transfer();
-    double t1 = now();
-    if (active_) mpi::check(MPI_Wait(active_, MPI_STATUS_IGNORE), "MPI_Wait");
-    active_ = nullptr;
-    double t2 = now();
-    for (int m = 0; m < t.size(); ++m)
-      if (recv_counts_[m]) packer_.unpack(src_ + recv_displs_[m], m, dst_, scale_);
-    double t3 = now();
-    times.exchange += t2 - t1, times.unpack += t3 - t2;
+ private:
+  void begin_transfer() override {
+    if (persistent_ != MPI_REQUEST_NULL) {
+      mpi::check(MPI_Start(&persistent_), "MPI_Start");
+      active_ = &persistent_;
+      return;
+    }
+    mpi::check(MPI_Ialltoallv(this->send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(), this->src_,
+                              recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_, &request_),
+               "MPI_Ialltoallv");
+    active_ = &request_;
   }
 
- private:
-  Packer<T> packer_;
+  void end_transfer() override {
+    if (active_) mpi::check(MPI_Wait(active_, MPI_STATUS_IGNORE), "MPI_Wait");
+    active_ = nullptr;
+  }
+
   MPI_Comm group_;
-  T* src_;
-  T* send_;
-  T* dst_ = nullptr;
-  typename T::value_type scale_ = 1;
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
   MPI_Request persistent_ = MPI_REQUEST_NULL, request_ = MPI_REQUEST_NULL;
   MPI_Request* active_ = nullptr;

@@ -1,53 +1,11 @@
 // The engine factory: one line an engine. Each engine's file defines its maker and its own
 // check of whether it applies (as FFTW's MPI solvers back out of problems they do not handle).
-#include <algorithm>
-#include <climits>
 #include <stdexcept>
 #include <string>
 
-#include "exchange/packer.hpp"
+#include "exchange/exchange.hpp"
 
 namespace volfft::exchange {
-
-Transfer transfer_of(const core::ExchangeGeometry& g, bool backward) {
-  Transfer t;
-  t.member = g.member;
-  t.max_block = g.max_block;
-  if (!backward) {
-    t.from_box = g.from_storage, t.to_box = g.to_storage;
-    t.from_order = g.from_order, t.to_order = g.to_order;
-    t.send = g.send, t.recv = g.recv;
-    t.member_from = g.member_from, t.member_to = g.member_to;
-    t.member_storage = g.member_from_storage;
-  } else {
-    t.member_from = g.member_to, t.member_to = g.member_from;
-    t.member_storage = g.member_to_storage;
-    t.from_box = g.to_storage, t.to_box = g.from_storage;
-    t.from_order = g.to_order, t.to_order = g.from_order;
-    t.send = g.recv, t.recv = g.send;
-  }
-  return t;
-}
-
-Box chunk_of(const Box& box, int axis, Index k, Index planes) {
-  if (planes <= 0) return box;
-  Box c = box;
-  c.lo[axis] = std::min(box.hi[axis], box.lo[axis] + k * planes);
-  c.hi[axis] = std::min(box.hi[axis], c.lo[axis] + planes);
-  return c;
-}
-
-std::string int_counts_problem(const char* engine, const std::vector<Index>& sends,
-                               const std::vector<Index>& receives) {
-  Index s = 0, r = 0;
-  for (Index c : sends) s += c;
-  for (Index c : receives) r += c;
-  const Index most = std::max(s, r);
-  if (most <= INT_MAX) return "";
-  return std::string("volfft: engine '") + engine + "' would send or receive " + std::to_string(most) +
-         " elements in one MPI call on this rank, more than MPI's int counts allow (" +
-         std::to_string(INT_MAX) + "); use more ranks, or engine 'p2p' or 'node'";
-}
 
 // Defined in one file an engine.
 #define VOLFFT_ENGINE(id)                                 \

@@ -19,7 +19,6 @@
 #include <cstring>
 
 #include "exchange/packer.hpp"
-#include "exchange/schedule.hpp"
 #include "mpi/shared_window.hpp"
 
 namespace volfft::exchange {
@@ -32,7 +31,7 @@ class NodeExchange final : public Exchange {
  public:
   explicit NodeExchange(const Setup& setup)
       : packer_(setup.transfer, setup.options.threads), src_(static_cast<T*>(setup.src)),
-        send_(static_cast<T*>(setup.send)), threads_(setup.options.threads) {
+        send_(static_cast<T*>(setup.send)) {
     const Transfer& t = setup.transfer;
     const MPI_Comm group = setup.group;
     node_ = mpi::split_by_node(group, setup.options.ranks_per_node);
@@ -101,29 +100,24 @@ class NodeExchange final : public Exchange {
     const Transfer& t = packer_.transfer();
     const auto s = static_cast<typename T::value_type>(scale);
     double t0 = now();
-    for (int m : remote_sends_) packer_.pack(src_, m, send_ + send_offsets_[m]);
+    packer_.pack_blocks(src_, remote_.sends, remote_.send_offsets, send_);
     if (staging_)
       std::memcpy(static_cast<void*>(staging_), static_cast<const void*>(src_),
                   sizeof(T) * static_cast<std::size_t>(t.from_box.size()));
     packer_.copy_own(src_, dst, s);
     double t1 = now();
-    if (receive_early_) start(receives_);
-    start(sends_);
+    if (receive_early_) mpi::start_all(receives_);
+    mpi::start_all(sends_);
     if (node_size_ > 1) {
       fence();  // partners' source arrays are complete
-      const auto to_strides = core::strides_of(t.to_box, t.to_order);
-      for (const Peer& p : peers_) {
-        const Box& b = t.recv[p.member];
-        kernels::copy_box(p.block, p.strides, dst + core::offset_of(b, t.to_box, to_strides), to_strides,
-                          Packer<T>::extents(b), s, threads_);
-      }
+      for (const Peer& p : peers_) packer_.unpack_strided(p.block, p.strides, p.member, dst, s);
       fence();  // no partner reads this rank's arrays any more
     }
-    if (!receive_early_) start(receives_);
-    wait(receives_);
-    wait(sends_);
+    if (!receive_early_) mpi::start_all(receives_);
+    mpi::wait_all(receives_);
+    mpi::wait_all(sends_);
     double t2 = now();
-    for (int m : remote_receives_) packer_.unpack(receive_area_ + receive_offsets_[m], m, dst, s);
+    packer_.unpack_blocks(receive_area_, remote_.receives, remote_.receive_offsets, dst, s);
     double t3 = now();
     // The shared-memory copies are the transfer: they count as exchange time.
     times.pack += t1 - t0, times.exchange += t2 - t1, times.unpack += t3 - t2;
@@ -153,46 +147,19 @@ class NodeExchange final : public Exchange {
 
   // Persistent sends and receives for the members on other nodes, in the pairwise order of
   // schedule.hpp (as the p2p engine) so that not everyone starts with member 0.
-  void set_up_remote(const Transfer& t, MPI_Comm group, bool direct,
-                     const std::vector<bool>& on_node) {
-    const int p = t.size();
-    send_offsets_.assign(p, 0), receive_offsets_.assign(p, 0);
-    Index sent = 0, received = 0;
-    for (int k = 1; k < p; ++k) {
-      const int to = send_partner(t.member, k, p), from = receive_partner(t.member, k, p);
-      if (!on_node[to] && t.send[to].size() > 0) {
-        remote_sends_.push_back(to);
-        send_offsets_[to] = sent;
-        sent += t.send[to].size();
-      }
-      if (!on_node[from] && t.recv[from].size() > 0) {
-        remote_receives_.push_back(from);
-        receive_offsets_[from] = received;
-        received += t.recv[from].size();
-      }
-    }
+  void set_up_remote(const Transfer& t, MPI_Comm group, bool direct, const std::vector<bool>& on_node) {
+    remote_ = pairwise_blocks(t, on_node);  // partners on this node are read in place instead
     // Receive area: the source array once nobody reads it (no partners, or partners read a
     // staging copy); else spare room in the send area, whose capacity is at least the larger
     // of the two stage arrays; else the source array after the closing fence.
     if (!direct) {
       receive_area_ = src_, receive_early_ = true;
-    } else if (sent + received <= std::max(t.from_box.size(), t.to_box.size())) {
-      receive_area_ = send_ + sent, receive_early_ = true;
+    } else if (remote_.sent + remote_.received <= std::max(t.from_box.size(), t.to_box.size())) {
+      receive_area_ = send_ + remote_.sent, receive_early_ = true;
     } else {
       receive_area_ = src_, receive_early_ = false;
     }
-    for (int m : remote_sends_) {
-      sends_.emplace_back();
-      mpi::check(MPI_Send_init(send_ + send_offsets_[m], static_cast<int>(t.send[m].size()),
-                              mpi::type_of<T>(), m, 0, group, &sends_.back()),
-                "MPI_Send_init");
-    }
-    for (int m : remote_receives_) {
-      receives_.emplace_back();
-      mpi::check(MPI_Recv_init(receive_area_ + receive_offsets_[m], static_cast<int>(t.recv[m].size()),
-                              mpi::type_of<T>(), m, 0, group, &receives_.back()),
-                "MPI_Recv_init");
-    }
+    init_pairs(t, remote_, send_, receive_area_, group, sends_, receives_);
   }
 
   void fence() {
@@ -200,26 +167,16 @@ class NodeExchange final : public Exchange {
     mpi::check(MPI_Barrier(node_), "MPI_Barrier");
     mpi::check(MPI_Win_sync(win_), "MPI_Win_sync");
   }
-  static void start(std::vector<MPI_Request>& r) {
-    if (!r.empty()) mpi::check(MPI_Startall(static_cast<int>(r.size()), r.data()), "MPI_Startall");
-  }
-  static void wait(std::vector<MPI_Request>& r) {
-    if (!r.empty())
-      mpi::check(MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-  }
-
   Packer<T> packer_;
   T* src_;
   T* send_;
-  int threads_ = 1;
   MPI_Comm node_ = MPI_COMM_NULL;  // the group's members on this (pretend) node
   int node_size_ = 1;
   MPI_Win win_ = MPI_WIN_NULL;             // window the partners' arrays are read from
   MPI_Win staging_window_ = MPI_WIN_NULL;  // owned here (fallback only)
   T* staging_ = nullptr;                   // this rank's segment of it
   std::vector<Peer> peers_;
-  std::vector<int> remote_sends_, remote_receives_;
-  std::vector<Index> send_offsets_, receive_offsets_;
+  PairwiseBlocks remote_;  // the messages to and from members on other nodes
   T* receive_area_ = nullptr;
   bool receive_early_ = true;
   std::vector<MPI_Request> sends_, receives_;

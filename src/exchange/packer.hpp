@@ -1,12 +1,16 @@
 // What the engines share: pack, unpack and own-block copies (every engine but alltoallw packs),
-// and the blocking engines' whole-array compute. Internal header: templates stay out of the
-// public API.
+// the pairwise message plan of the point-to-point engines, and PackingExchange, the frame of
+// the engines that pack, move packed blocks through MPI and unpack. Internal header: templates
+// stay out of the public API.
 #pragma once
 
 #include <complex>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "exchange/exchange.hpp"
+#include "exchange/schedule.hpp"
 #include "kernels/copy_box.hpp"
 #include "mpi/check.hpp"
 
@@ -35,58 +39,141 @@ class Packer {
 
   const Transfer& transfer() const { return t_; }
 
-  /// Block for member m, from the stage array `src` to `packed` (contiguous).
-  void pack(const T* src, int m, T* packed) const { pack_part(src, t_.send[m], packed); }
-  /// Block from member m, from `packed` to the next stage array `dst`.
-  void unpack(const T* packed, int m, T* dst, real scale) const {
-    unpack_part(packed, t_.recv[m], dst, scale);
+  /// The blocks for `members`, from the stage array `src` into `send` at `offsets[m]`.
+  template <class Offset>
+  void pack_blocks(const T* src, const std::vector<int>& members, const std::vector<Offset>& offsets,
+                   T* send) const {
+    for (int m : members) pack_part(src, t_.send[m], send + offsets[m]);
+  }
+  /// The blocks from `members`, from `received` at `offsets[m]` into the next stage array `dst`.
+  template <class Offset>
+  void unpack_blocks(const T* received, const std::vector<int>& members, const std::vector<Offset>& offsets,
+                     T* dst, real scale) const {
+    for (int m : members) unpack_part(received + offsets[m], t_.recv[m], dst, scale);
+  }
+  /// The block from member m read in place from its array (`block`: its first element,
+  /// `strides`: that array's), into `dst`.
+  void unpack_strided(const T* block, const std::array<Index, 3>& strides, int m, T* dst, real scale) const {
+    const Box& b = t_.recv[m];
+    kernels::copy_box(block, strides, dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale,
+                      threads_);
   }
   /// This rank's own block, straight from one stage array to the next: one pass, no MPI.
-  void copy_own(const T* src, T* dst, real scale) const {
-    copy_own_part(src, t_.send[t_.member], dst, scale);
-  }
+  void copy_own(const T* src, T* dst, real scale) const { copy_own_part(src, t_.send[t_.member], dst, scale); }
 
   // The same for any sub-box `b` of a block (the pipelined engine moves blocks in chunks).
   void pack_part(const T* src, const Box& b, T* packed) const {
     kernels::copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, packed,
-             core::strides_of(b, t_.from_order), extents(b), real(1), threads_);
+                      core::strides_of(b, t_.from_order), extents(b), real(1), threads_);
   }
   void unpack_part(const T* packed, const Box& b, T* dst, real scale) const {
-    kernels::copy_box(packed, core::strides_of(b, t_.from_order),
-             dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale,
-             threads_);
+    kernels::copy_box(packed, core::strides_of(b, t_.from_order), dst + core::offset_of(b, t_.to_box, to_strides_),
+                      to_strides_, extents(b), scale, threads_);
   }
   void copy_own_part(const T* src, const Box& b, T* dst, real scale) const {
     kernels::copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_,
-             dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale,
-             threads_);
-  }
-
-  static std::array<core::Index, 3> extents(const Box& b) {
-    return {b.extent(0), b.extent(1), b.extent(2)};
+                      dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale, threads_);
   }
 
  private:
+  static std::array<Index, 3> extents(const Box& b) { return {b.extent(0), b.extent(1), b.extent(2)}; }
+
   Transfer t_;
   int threads_ = 1;
-  std::array<core::Index, 3> from_strides_{}, to_strides_{};
+  std::array<Index, 3> from_strides_{}, to_strides_{};
 };
 
-}  // namespace volfft::exchange
+/// The point-to-point messages of a transfer in the pairwise order of schedule.hpp: the
+/// members with a non-empty block (and not `skip`ped), and where each block lies in a packed
+/// send area and a packed receive area.
+struct PairwiseBlocks {
+  std::vector<int> sends, receives;
+  std::vector<Index> send_offsets, receive_offsets;  // per member
+  Index sent = 0, received = 0;                      // elements in each area
+};
+PairwiseBlocks pairwise_blocks(const Transfer& t, const std::vector<bool>& skip = {});
 
-namespace volfft::exchange {
+/// Persistent MPI_Send_init / MPI_Recv_init requests for those messages: sends from
+/// `send_area`, receives into `receive_area`. Collective only in the sense of matching pairs.
+template <class T>
+void init_pairs(const Transfer& t, const PairwiseBlocks& b, T* send_area, T* receive_area, MPI_Comm group,
+                std::vector<MPI_Request>& sends, std::vector<MPI_Request>& receives) {
+  for (int m : b.sends) {
+    sends.emplace_back();
+    mpi::check(MPI_Send_init(send_area + b.send_offsets[m], static_cast<int>(t.send[m].size()), mpi::type_of<T>(),
+                             m, 0, group, &sends.back()),
+               "MPI_Send_init");
+  }
+  for (int m : b.receives) {
+    receives.emplace_back();
+    mpi::check(MPI_Recv_init(receive_area + b.receive_offsets[m], static_cast<int>(t.recv[m].size()),
+                             mpi::type_of<T>(), m, 0, group, &receives.back()),
+               "MPI_Recv_init");
+  }
+}
+
+/// The frame of the engines that pack: the source stage's compute, every block that goes
+/// through MPI packed into the send area, the own block copied straight across, the packed
+/// blocks moved (begin_transfer / end_transfer: the engine's part), and unpacked from the
+/// source array, which is dead once packed and so becomes the receive area. start() stops after
+/// begin_transfer(): engines whose transfer is non-blocking get split phase from this frame.
+template <class T>
+class PackingExchange : public Exchange {
+ public:
+  void run(void* dst, double scale, StageWork& work, ExchangeTimes& times) override {
+    start(dst, scale, work, times);
+    finish(times);
+  }
+
+  void start(void* dst, double scale, StageWork& work, ExchangeTimes& times) override {
+    compute_whole(work, times);
+    dst_ = static_cast<T*>(dst);
+    scale_ = static_cast<typename T::value_type>(scale);
+    const double t0 = now();
+    packer_.pack_blocks(src_, send_members_, send_offsets_, send_);
+    packer_.copy_own(src_, dst_, scale_);
+    const double t1 = now();
+    begin_transfer();
+    times.pack += t1 - t0, times.exchange += now() - t1;
+  }
+
+  void finish(ExchangeTimes& times) override {
+    const double t0 = now();
+    end_transfer();
+    const double t1 = now();
+    packer_.unpack_blocks(src_, receive_members_, receive_offsets_, dst_, scale_);
+    times.exchange += t1 - t0, times.unpack += now() - t1;
+  }
+
+ protected:
+  explicit PackingExchange(const Setup& s)
+      : packer_(s.transfer, s.options.threads), src_(static_cast<T*>(s.src)), send_(static_cast<T*>(s.send)) {}
+
+  /// Moves the packed blocks (from the send area to the members' source arrays), or starts
+  /// moving them when end_transfer() completes the move.
+  virtual void begin_transfer() = 0;
+  virtual void end_transfer() {}
+
+  Packer<T> packer_;
+  T* src_;
+  T* send_;
+  std::vector<int> send_members_, receive_members_;  // members whose blocks go through MPI
+  std::vector<Index> send_offsets_, receive_offsets_;  // per member: send area / source array
+
+ private:
+  T* dst_ = nullptr;
+  typename T::value_type scale_ = 1;
+};
 
 /// The engine class template E instantiated for the setup's precision.
 template <template <class> class E, class... A>
 std::unique_ptr<Exchange> make_typed(const Setup& setup, A... arguments) {
-  if (setup.precision == Precision::float64)
-    return std::make_unique<E<std::complex<double>>>(setup, arguments...);
+  if (setup.precision == Precision::float64) return std::make_unique<E<std::complex<double>>>(setup, arguments...);
   return std::make_unique<E<std::complex<float>>>(setup, arguments...);
 }
 
 /// "" when every count and displacement of one MPI call fits MPI's int, else why not. `sends`
 /// and `receives` are the element counts per member that go through MPI.
-std::string int_counts_problem(const char* engine, const std::vector<Index>& sends,
-                               const std::vector<Index>& receives);
+std::string int_counts_problem(const char* engine, const std::vector<Index>& sends, const std::vector<Index>& receives);
 
 }  // namespace volfft::exchange

@@ -8,7 +8,6 @@
 #include <climits>
 
 #include "exchange/packer.hpp"
-#include "exchange/schedule.hpp"
 
 namespace volfft::exchange {
 

@@ -4,6 +4,8 @@
 #include <mpi.h>
 
 #include <complex>
+#include <string>
+#include <vector>
 
 namespace volfft::mpi {
 
@@ -18,5 +20,14 @@ template <>
 inline MPI_Datatype type_of<std::complex<float>>() { return MPI_C_FLOAT_COMPLEX; }
 
 inline double now() { return MPI_Wtime(); }
+
+/// MPI_Startall / MPI_Waitall over a vector of (persistent) requests; nothing when empty.
+void start_all(std::vector<MPI_Request>& requests);
+void wait_all(std::vector<MPI_Request>& requests);
+/// MPI_Testall: whether all have completed (true when empty).
+bool test_all(std::vector<MPI_Request>& requests);
+
+/// The MPI library's name and version, e.g. "Open MPI v4.1.4" (for reports and wisdom keys).
+std::string library_name();
 
 }  // namespace volfft::mpi

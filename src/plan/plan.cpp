@@ -435,20 +435,12 @@ std::vector<Phase> Plan::timings_max(Direction d) const {
 std::size_t Plan::required_workspace_bytes(int comm_size, int rank,
                                            const std::vector<std::int64_t>& shape, Kind kind,
                                            Precision precision, const Options& options) {
-  int vrank = rank;
-  if (!options.rank_order.empty())
-    vrank = static_cast<int>(std::find(options.rank_order.begin(), options.rank_order.end(), rank) -
-                             options.rank_order.begin());
-  return core::make_blueprint(comm_size, vrank, shape, kind, precision, options).workspace_bytes();
+  return core::make_blueprint(comm_size, virtual_rank(options, rank), shape, kind, precision, options)
+      .workspace_bytes();
 }
 
 std::string version_string() {
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-  int n = 0;
-  MPI_Get_library_version(lib, &n);
-  std::string mpi(lib, n);
-  mpi = mpi.substr(0, mpi.find_first_of(",\n"));
-  return std::string("volfft 0.1.0 (") + backend::fftw_version() + ", " + mpi + ")";
+  return std::string("volfft 0.1.0 (") + backend::fftw_version() + ", " + mpi::library_name() + ")";
 }
 
 }  // namespace volfft

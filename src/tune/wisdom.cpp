@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "mpi/check.hpp"
+
 namespace volfft::tune {
 namespace {
 
@@ -31,14 +33,6 @@ std::string host_set(MPI_Comm comm) {
   return text;
 }
 
-std::string mpi_library() {
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-  int n = 0;
-  MPI_Get_library_version(lib, &n);
-  std::string s(lib, n);
-  return s.substr(0, s.find_first_of(",\n"));
-}
-
 }  // namespace
 
 Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
@@ -56,7 +50,7 @@ Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind
   k.object["grid"] = Json::of(o.grid[0] || o.grid[1] ? std::to_string(o.grid[0]) + "x" + std::to_string(o.grid[1]) : "auto");
   k.object["engine"] = Json::of(std::string(to_string(o.engine)));
   k.object["planes"] = Json::of(static_cast<double>(o.planes));
-  k.object["mpi"] = Json::of(mpi_library());
+  k.object["mpi"] = Json::of(mpi::library_name());
   k.object["hosts"] = Json::of(host_set(comm));
   return k;
 }

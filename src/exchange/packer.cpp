@@ -1,0 +1,41 @@
+#include "exchange/packer.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace volfft::exchange {
+
+PairwiseBlocks pairwise_blocks(const Transfer& t, const std::vector<bool>& skip) {
+  const int p = t.size();
+  PairwiseBlocks b;
+  b.send_offsets.assign(p, 0), b.receive_offsets.assign(p, 0);
+  auto wanted = [&](int m) { return skip.empty() || !skip[static_cast<std::size_t>(m)]; };
+  for (int k = 1; k < p; ++k) {
+    const int to = send_partner(t.member, k, p), from = receive_partner(t.member, k, p);
+    if (wanted(to) && t.send[to].size() > 0) {
+      b.sends.push_back(to);
+      b.send_offsets[to] = b.sent;
+      b.sent += t.send[to].size();
+    }
+    if (wanted(from) && t.recv[from].size() > 0) {
+      b.receives.push_back(from);
+      b.receive_offsets[from] = b.received;
+      b.received += t.recv[from].size();
+    }
+  }
+  return b;
+}
+
+std::string int_counts_problem(const char* engine, const std::vector<Index>& sends,
+                               const std::vector<Index>& receives) {
+  Index s = 0, r = 0;
+  for (Index c : sends) s += c;
+  for (Index c : receives) r += c;
+  const Index most = std::max(s, r);
+  if (most <= INT_MAX) return "";
+  return std::string("volfft: engine '") + engine + "' would send or receive " + std::to_string(most) +
+         " elements in one MPI call on this rank, more than MPI's int counts allow (" +
+         std::to_string(INT_MAX) + "); use more ranks, or engine 'p2p' or 'node'";
+}
+
+}  // namespace volfft::exchange
