@@ -129,7 +129,8 @@ def _padded_grid(spectral: Tuple[int, ...], padding: Any) -> Tuple[int, ...]:
 def plan_options() -> Dict[str, Dict[str, Any]]:
     """The plan options the library takes, as it describes them (name -> type, default, doc,
     accepted names): the keywords of :class:`Plan` beyond ``dtype``, ``kind``, ``placement`` and
-    ``padding``. Derived from the library's one option table, never retyped here."""
+    ``padding`` (``spectral_shape`` excepted: Python plans take ``padding``). Derived from the
+    library's one option table, never retyped here."""
     return {spec["name"]: spec for spec in native().option_specs()}
 
 
@@ -137,6 +138,11 @@ def _library_options(options: Dict[str, Any], placement: Any, spectral: Optional
     """The keyword options as the library's option table takes them; Python's conveniences
     (grid "auto"/"2x1", planes "auto", path-like wisdom_file, placement, padding) resolved."""
     out = dict(options)
+    if "spectral_shape" in out:
+        # The plan's Python side derives its array shapes from padding; a spectral box given
+        # directly would leave them wrong.
+        raise TypeError("spectral_shape: Python plans take padding= instead (the real grid is "
+                        "floor(shape * padding), the spectral box is shape)")
     if "grid" in out:
         out["grid"] = list(_check_grid(out["grid"]))
     if out.get("planes") == "auto":

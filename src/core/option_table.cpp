@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "core/engines.hpp"
+#include "core/hash.hpp"
 #include "volfft/error.hpp"
 
 namespace volfft::core {
@@ -178,13 +179,12 @@ void set_option(Options& options, const OptionSpec& spec, const OptionValue& val
 
 std::uint64_t option_hash(const OptionSpec& spec, const Options& options) {
   const OptionValue v = spec.get(options);
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-  auto mix = [&](std::uint64_t x) { h = (h ^ x) * 1099511628211ull; };
-  mix(static_cast<std::uint64_t>(v.integer));
-  for (unsigned char c : v.text) mix(c);
-  mix(v.integers.size());
-  for (auto x : v.integers) mix(static_cast<std::uint64_t>(x));
-  return h;
+  Fnv1a h;
+  h.mix(static_cast<std::uint64_t>(v.integer));
+  for (unsigned char c : v.text) h.mix(c);
+  h.mix(v.integers.size());
+  for (auto x : v.integers) h.mix(static_cast<std::uint64_t>(x));
+  return h.value;
 }
 
 }  // namespace volfft::core

@@ -1,6 +1,6 @@
 // Engine "node" (two-level exchange). Members of the group that share a node read each other's
 // blocks straight out of the partner's stage array, which lies in an MPI-3 shared-memory window
-// (the plan allocates its buffers there, see comm/shared_window.hpp): one strided copy does the
+// (the plan allocates its buffers there, see mpi/shared_window.hpp): one strided copy does the
 // pack, the transfer and the unpack. Members on other nodes exchange packed blocks with
 // persistent MPI_Send_init/MPI_Recv_init pairs, started before the shared-memory copies so that
 // both proceed together.

@@ -3,6 +3,7 @@
 #include <climits>
 #include <vector>
 
+#include "core/hash.hpp"
 #include "core/option_table.hpp"
 #include "mpi/check.hpp"
 #include "volfft/error.hpp"
@@ -47,10 +48,10 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
   const int local_error_field = compared, given_field = compared + 1, needed_field = compared + 2;
   const int fields = compared + 3;
   std::vector<std::int64_t> mine(static_cast<std::size_t>(fields), 0);
-  std::uint64_t shape_hash = 1469598103934665603ull;
-  for (auto n : shape) shape_hash = (shape_hash ^ static_cast<std::uint64_t>(n)) * 1099511628211ull;
+  core::Fnv1a shape_hash;
+  for (auto n : shape) shape_hash.mix(static_cast<std::uint64_t>(n));
   mine[kNdim] = static_cast<std::int64_t>(shape.size());
-  mine[kShape] = static_cast<std::int64_t>(shape_hash >> 1);
+  mine[kShape] = static_cast<std::int64_t>(shape_hash.value >> 1);
   mine[kKind] = static_cast<int>(kind);
   mine[kPrecision] = static_cast<int>(precision);
   for (std::size_t k = 0; k < specs.size(); ++k)
@@ -97,7 +98,8 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
   }
 }
 
-void agree_or_throw(MPI_Comm comm, const std::string& local_error, int call, const std::string& calls_differ) {
+void agree_or_throw(MPI_Comm comm, const std::string& local_error, int call, const char* calls_differ) {
+  // Called by every forward/backward: allocates nothing unless some rank failed.
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);

@@ -27,6 +27,6 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
 /// their own pass different ones, every rank throws volfft::Error(calls_differ) instead of
 /// running mismatched collectives.
 void agree_or_throw(MPI_Comm comm, const std::string& local_error, int call = 0,
-                    const std::string& calls_differ = "");
+                    const char* calls_differ = "");
 
 }  // namespace volfft::mpi

@@ -52,6 +52,12 @@ struct Scratch {
   }
 };
 
+// Bytes of an array that can stand in for any of the plan's arrays while planning.
+std::size_t scratch_bytes(const core::Blueprint& bp) {
+  const Index most = std::max({bp.buffer_elements, bp.input_count(), bp.output_count()});
+  return static_cast<std::size_t>(most * bp.complex_bytes);
+}
+
 int virtual_rank(const Options& options, int rank) {
   if (options.rank_order.empty()) return rank;
   return static_cast<int>(std::find(options.rank_order.begin(), options.rank_order.end(), rank) -
@@ -115,28 +121,26 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   if (!options.map_file.empty()) options.rank_order = plan::rank_order_from_map_file(comm, options.map_file, options.coordinate);
 
   // Validate locally, then agree collectively, before anything can diverge between ranks:
-  // tuning, too, reads only agreed arguments.
-  std::string local_error;
-  std::size_t needed = 0;
-  try {
-    bp = core::make_blueprint(size, virtual_rank(options, rank), shape, kind, precision, options);
-    if (!have_backend(options.backend))
-      throw Error(std::string("volfft: backend '") + to_string(options.backend) +
-                  "' is not part of this build (configure with VOLFFT_DUCC0=ON); use 'fftw' or 'auto'");
-    needed = bp.workspace_bytes();
-  } catch (const Error& e) {
-    local_error = e.what();
-  }
-  mpi::agree_on_arguments(comm, shape, kind, precision, options, local_error, needed);
-  if (tune::wants_tuning(size, options)) {
-    options = tune::tune(comm, shape, kind, precision, options, tuning_report);
+  // tuning, too, reads only agreed arguments. After tuning the chosen configuration is agreed
+  // once more (this rank's blueprint and workspace for it).
+  auto agree_on_blueprint = [&] {
+    std::string local_error;
+    std::size_t needed = 0;
     try {
-      local_error.clear();
       bp = core::make_blueprint(size, virtual_rank(options, rank), shape, kind, precision, options);
+      if (!have_backend(options.backend))
+        throw Error(std::string("volfft: backend '") + to_string(options.backend) +
+                    "' is not part of this build (configure with VOLFFT_DUCC0=ON); use 'fftw' or 'auto'");
+      needed = bp.workspace_bytes();
     } catch (const Error& e) {
       local_error = e.what();
     }
-    mpi::agree_or_throw(comm, local_error);
+    mpi::agree_on_arguments(comm, shape, kind, precision, options, local_error, needed);
+  };
+  agree_on_blueprint();
+  if (tune::wants_tuning(size, options)) {
+    options = tune::tune(comm, shape, kind, precision, options, tuning_report);
+    agree_on_blueprint();
   }
   rank_order = options.rank_order;
   if (rank_order.empty()) {
@@ -165,8 +169,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   const double scale = bp.scale_backward ? 1.0 / static_cast<double>(n) : 1.0;
   // FFTW_MEASURE overwrites what it plans on and the user's arrays do not exist yet: plan on
   // two scratch arrays, 64-byte aligned like the plan's own buffers, freed after.
-  const Index most = std::max({bp.buffer_elements, bp.input_count(), bp.output_count()});
-  Scratch plan_in(static_cast<std::size_t>(most * bp.complex_bytes)), plan_out(static_cast<std::size_t>(most * bp.complex_bytes));
+  Scratch plan_in(scratch_bytes(bp)), plan_out(scratch_bytes(bp));
   fwd = std::make_unique<plan::Program>(bp, options, true, w, std::move(forward_setups), 1.0, plan_in.data, plan_out.data);
   bwd = std::make_unique<plan::Program>(bp, options, false, w, std::move(backward_setups), scale, plan_in.data,
                                         plan_out.data);
@@ -180,14 +183,13 @@ Plan::Impl::~Impl() {
     } catch (...) {
     }
   }
-  fwd.reset();
-  bwd.reset();
+  // Members go in reverse order: the programs (exchanges, windows' readers) before the buffers
+  // and the shared window, the communicators last.
 }
 
 void Plan::Impl::resolve_backend() {
   if (options.backend != Backend::automatic) return;
-  const Index most = std::max({bp.buffer_elements, bp.input_count(), bp.output_count()});
-  const std::size_t bytes = static_cast<std::size_t>(most * bp.complex_bytes);
+  const std::size_t bytes = scratch_bytes(bp);
   Scratch a(bytes), b(bytes), c(bytes);
   options.backend = backend::choose_backend(comm(), [&](Backend candidate) {
     Options o = options;

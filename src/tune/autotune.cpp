@@ -77,10 +77,33 @@ double noise(int rank, int k) {
   return scale * static_cast<double>(x >> 11) / static_cast<double>(1ull << 53);
 }
 
-double time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-                      const Options& base, const Candidate& c, int index) {
+Options with(const Options& base, const Candidate& c) {
   Options o = base;
   o.grid = c.grid, o.engine = c.engine, o.planes = c.planes;
+  return o;
+}
+
+// With a workspace of the user's, only candidates whose plan fits it on every rank are open:
+// "" or why not (the same on every rank). Collective.
+std::string workspace_problem(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind,
+                              Precision precision, const Options& base, const Candidate& c) {
+  if (!base.workspace) return "";
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  int fits = 1, all_fit = 1;
+  try {
+    fits = Plan::required_workspace_bytes(size, rank, shape, kind, precision, with(base, c)) <= base.workspace_bytes;
+  } catch (const Error&) {
+    // An invalid candidate backs out with its own message when it is planned.
+  }
+  MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
+  return all_fit ? "" : "needs more than the given workspace of " + std::to_string(base.workspace_bytes) + " bytes";
+}
+
+double time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
+                      const Options& base, const Candidate& c, int index) {
+  Options o = with(base, c);
   o.effort = Effort::estimate;  // candidates are compared, not kept: plan them quickly
   o.wisdom_file.clear(), o.verbose = false;
   o.workspace = nullptr, o.workspace_bytes = 0;
@@ -134,7 +157,7 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
     key = wisdom_key(comm, shape, kind, precision, options);
     std::string message;
     const WisdomState state = read_wisdom(comm, path, key, best, message, document);
-    if (state == WisdomState::found) {
+    if (state == WisdomState::found && workspace_problem(comm, shape, kind, precision, options, best).empty()) {
       chosen.grid = best.grid, chosen.engine = best.engine, chosen.planes = best.planes;
       report = "volfft autotune: " + describe_candidate(best) + " from wisdom file '" + path + "' (not measured)";
       if (options.verbose && rank == 0) std::printf("%s\n", report.c_str());
@@ -150,13 +173,15 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
   std::vector<std::string> backed_out(list.size());
   for (std::size_t k = 0; k < list.size(); ++k) {
     try {
-      list[k].seconds = time_candidate(comm, shape, kind, precision, options, list[k], static_cast<int>(k));
+      backed_out[k] = workspace_problem(comm, shape, kind, precision, options, list[k]);
+      if (backed_out[k].empty())
+        list[k].seconds = time_candidate(comm, shape, kind, precision, options, list[k], static_cast<int>(k));
     } catch (const Error& e) {
       // An engine that does not apply to this problem backs out (on every rank alike: the
       // candidate plan agreed on its applicability).
-      list[k].seconds = std::numeric_limits<double>::infinity();
       backed_out[k] = e.what();
     }
+    if (!backed_out[k].empty()) list[k].seconds = std::numeric_limits<double>::infinity();
   }
   // Every rank holds the same reduced times, so the same (first) minimum.
   std::size_t b = 0;
@@ -170,7 +195,7 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
   for (std::size_t k : order) {
     char line[160];
     if (!backed_out[k].empty()) {
-      table << "  " << describe_candidate(list[k]) << ": does not apply (" << backed_out[k] << ")\n";
+      table << "  " << describe_candidate(list[k]) << ": left out (" << backed_out[k] << ")\n";
       continue;
     }
     std::snprintf(line, sizeof line, "  %-34s %10.3f%s\n", describe_candidate(list[k]).c_str(), list[k].seconds * 1e3,

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/hash.hpp"
 #include "mpi/check.hpp"
 
 namespace volfft::tune {
@@ -26,10 +27,10 @@ std::string host_set(MPI_Comm comm) {
   for (int r = 0; r < size; ++r) hosts.insert(std::string(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]));
   std::string joined;
   for (const auto& h : hosts) joined += h + ",";
-  std::uint64_t hash = 1469598103934665603ull;
-  for (char ch : joined) hash = (hash ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  core::Fnv1a hash;
+  for (char ch : joined) hash.mix(static_cast<unsigned char>(ch));
   char text[64];
-  std::snprintf(text, sizeof text, "%zu hosts %016llx", hosts.size(), static_cast<unsigned long long>(hash));
+  std::snprintf(text, sizeof text, "%zu hosts %016llx", hosts.size(), static_cast<unsigned long long>(hash.value));
   return text;
 }
 

@@ -98,5 +98,21 @@ int main(int argc, char** argv) {
       MPI_Barrier(MPI_COMM_WORLD);  // everyone has read before rank 0 writes the next one
     }
     if (rank == 0) std::remove(path.c_str());
+
+    // 4. A workspace of the user's, sized for the untuned plan: the tuner keeps to it (the
+    //    pipelined engine needs a fourth buffer, so it never fits) and the plan uses at most it.
+    {
+      Options w;
+      w.effort = Effort::measure;
+      const std::size_t bytes = Plan::required_workspace_bytes(size, rank, shape, Kind::c2c, Precision::float64, w);
+      std::vector<unsigned char> workspace(bytes);
+      w.workspace = workspace.data(), w.workspace_bytes = bytes;
+      Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, w);
+      CHECK_MSG(plan.workspace_bytes() <= bytes, plan.workspace_bytes() << " > " << bytes);
+      CHECK(plan.engine() != Engine::pipelined);
+      CHECK_MSG(plan.tuning_report().find("needs more than the given workspace") != std::string::npos,
+                plan.tuning_report());
+      check_same_choice(plan, "tuning within a user workspace");
+    }
   });
 }

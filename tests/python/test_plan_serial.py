@@ -165,6 +165,8 @@ def test_version_string():
     ({"grid": "2x1"}, ValueError, r"grid 2x1 has 2 ranks but the communicator has 1"),
     ({"grid": (True, 1)}, TypeError, r"grid: expected 'auto' or a pair of ints"),
     ({"nonsense": 1}, TypeError, r"unexpected option 'nonsense'; the options are: grid, engine, "),
+    ({"spectral_shape": (2, 2, 2)}, TypeError, r"spectral_shape: Python plans take padding= instead"),
+    ({"placement": [0], "rank_order": [0]}, TypeError, r"placement: give either placement or rank_order"),
     ({"threads": 2000}, ValueError, r"threads must be an integer between 1 and 1024; got 2000"),
     ({"verbose": "yes"}, TypeError, r"verbose: expected True or False, got 'yes'"),
     ({"grid": (1,)}, ValueError, r"grid: expected 'auto' or a pair \(p0, p1\) of ints >= 1, got \(1,\)"),
