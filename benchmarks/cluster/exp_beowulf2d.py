@@ -220,9 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads((out / "results.json").read_text())
     else:
         vcluster.require_root()
-        bench = X.find_volfft_bench(args.bench)
+        bench = X.volfft_bench_or_say_why(args.bench)
         if bench is None:
-            print("volfft-bench not found: build volfft (README) or pass --bench PATH", file=sys.stderr)
             return 2
         linked = bench_mpi(bench)
         for mpi in args.mpi:

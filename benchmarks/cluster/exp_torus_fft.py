@@ -120,9 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads((out / "results.json").read_text())
     else:
         vcluster.require_root()
-        bench = X.find_volfft_bench(args.bench)
+        bench = X.volfft_bench_or_say_why(args.bench)
         if bench is None:
-            print("volfft-bench not found: build volfft (README) or pass --bench PATH", file=sys.stderr)
             return 2
         results = {"config": vars(args), "placements": {}}
         runs: dict[str, list[dict]] = {name: [] for name in places}

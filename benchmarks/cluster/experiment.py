@@ -75,6 +75,14 @@ def find_volfft_bench(explicit: str | None = None) -> str | None:
     return shutil.which("volfft-bench")
 
 
+def volfft_bench_or_say_why(explicit: str | None = None) -> str | None:
+    """find_volfft_bench, printing what to do on stderr when there is none."""
+    bench = find_volfft_bench(explicit)
+    if bench is None:
+        print("volfft-bench not found: build volfft (README) or pass --bench PATH", file=sys.stderr)
+    return bench
+
+
 def read_json(path: Path) -> dict | None:
     """A job's JSON output, or None when the job did not write (all of) it."""
     try:

@@ -51,7 +51,6 @@ def run(cmd: Sequence[str], check: bool = True, capture: bool = True, input_text
     return proc
 
 
-
 def parse_rate(rate: str) -> int:
     """Bits per second from a tc rate such as ``100mbit`` or ``1gbit``.
 
