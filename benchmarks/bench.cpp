@@ -62,15 +62,22 @@ struct Args {
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
 };
 
-const char* kUsage =
-    "usage: volfft-bench c2c|r2c double|float n0 n1 [n2] [--grid p0xp1|auto|all]\n"
-    "       [--engine alltoallv|alltoall|alltoallw|p2p|auto|all] [--layout transposed|natural]\n"
-    "       [--effort estimate|measure|patient] [--iters K] [--warmup W] [--json FILE]\n"
-    "       [--planes K[,K...]|auto|all] (engine pipelined)\n"
-    "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
-    "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
-    "       [--threads N] [--backend fftw|ducc0|auto] [--ranks-per-node R] (engine node: pretend nodes)\n"
-    "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n";
+std::string usage() {
+  // The engines come from the library's catalogue, never retyped here.
+  std::string names, lines;
+  for (Engine e : engines()) {
+    names += std::string(names.empty() ? "" : "|") + to_string(e);
+    lines += std::string("         ") + to_string(e) + ": " + summary(e) + "\n";
+  }
+  return "usage: volfft-bench c2c|r2c double|float n0 n1 [n2] [--grid p0xp1|auto|all]\n"
+         "       [--engine " + names + "|all] [--layout transposed|natural]\n" + lines +
+         "       [--effort estimate|measure|patient] [--iters K] [--warmup W] [--json FILE]\n"
+         "       [--planes K[,K...]|auto|all] (engine pipelined)\n"
+         "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
+         "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
+         "       [--threads N] [--backend fftw|ducc0|auto] [--ranks-per-node R] (engine node: pretend nodes)\n"
+         "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n";
+}
 
 std::vector<std::array<int, 2>> all_grids(int size, int ndim) {
   std::vector<std::array<int, 2>> g;
@@ -139,12 +146,12 @@ Args parse(int argc, char** argv, int size) {
         else if (item == "fftw-threads") a.fftw_threads = true;
         else throw Error("volfft-bench: --compare takes fftw-mpi, fftw-serial, fftw-threads; got '" + item + "'");
       }
-    } else if (s == "-h" || s == "--help") throw Error(kUsage);
-    else if (s.rfind("--", 0) == 0) throw Error("volfft-bench: unknown option '" + s + "'\n" + kUsage);
+    } else if (s == "-h" || s == "--help") throw Error(usage());
+    else if (s.rfind("--", 0) == 0) throw Error("volfft-bench: unknown option '" + s + "'\n" + usage());
     else pos.push_back(s);
   }
   if (pos.size() < 4 || pos.size() > 5)
-    throw Error(std::string("volfft-bench: expected kind, precision and 2 or 3 sizes\n") + kUsage);
+    throw Error(std::string("volfft-bench: expected kind, precision and 2 or 3 sizes\n") + usage());
   a.kind = parse_kind(pos[0]);
   a.precision = parse_precision(pos[1]);
   for (std::size_t k = 2; k < pos.size(); ++k) {
@@ -167,9 +174,12 @@ Args parse(int argc, char** argv, int size) {
     if (!(gs >> p0 >> x >> p1) || x != 'x') throw Error("volfft-bench: --grid must be p0xp1, auto or all; got '" + grid + "'");
     a.grids = {{p0, p1}};
   }
-  if (engine == "all")
-    a.engines = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p, Engine::pipelined, Engine::node};
-  else a.engines = {parse_engine(engine)};
+  if (engine == "all") {
+    a.engines = engines();
+    a.engines.erase(a.engines.begin());  // every engine but "auto"
+  } else {
+    a.engines = {parse_engine(engine)};
+  }
   return a;
 }
 
@@ -417,8 +427,17 @@ int main(int argc, char** argv) {
     std::vector<RunResult> results;
     for (auto g : a.grids)
       for (Engine e : a.engines)
-        for (int pl : (e == Engine::pipelined ? a.planes : std::vector<int>{-1}))
-          results.push_back(a.precision == Precision::float64 ? run<double>(a, g, e, pl) : run<float>(a, g, e, pl));
+        for (int pl : (e == Engine::pipelined ? a.planes : std::vector<int>{-1})) {
+          try {
+            results.push_back(a.precision == Precision::float64 ? run<double>(a, g, e, pl) : run<float>(a, g, e, pl));
+          } catch (const Error& error) {
+            // With several engines, one that does not apply here is skipped (the plan agreed on
+            // it, so every rank is here); a single one asked for is the user's error.
+            if (a.engines.size() == 1) throw;
+            if (rank == 0) std::printf("  %s %s: skipped (%s)\n", grid_text(g).c_str(), to_string(e), error.what());
+          }
+        }
+    if (results.empty()) throw Error("volfft-bench: no configuration applies to this problem");
     // The best configuration by forward + backward median.
     std::size_t best = 0;
     auto total = [](const RunResult& r) { return median(r.fwd.times) + median(r.bwd.times); };

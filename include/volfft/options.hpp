@@ -111,6 +111,11 @@ Engine parse_engine(const std::string&);
 Layout parse_layout(const std::string&);
 Effort parse_effort(const std::string&);
 Backend parse_backend(const std::string&);
+/// Every engine, Engine::automatic first: the one list that help texts and loops over engines
+/// use (from the engine catalogue, src/core/engines.cpp).
+std::vector<Engine> engines();
+/// One line on what an engine does.
+const char* summary(Engine);
 /// Whether this build of volfft includes the given backend (ducc0 is optional).
 bool have_backend(Backend);
 

@@ -2,6 +2,7 @@
 // enums that are plan options come from the option table (core/option_table.cpp).
 #include "volfft/options.hpp"
 
+#include "core/engines.hpp"
 #include "core/option_table.hpp"
 #include "volfft/error.hpp"
 
@@ -24,6 +25,13 @@ const char* to_string(Engine v) { return name_of("engine", static_cast<int>(v));
 const char* to_string(Layout v) { return name_of("layout", static_cast<int>(v)); }
 const char* to_string(Effort v) { return name_of("effort", static_cast<int>(v)); }
 const char* to_string(Backend v) { return name_of("backend", static_cast<int>(v)); }
+
+std::vector<Engine> engines() {
+  std::vector<Engine> all;
+  for (const core::EngineInfo& e : core::engine_catalogue()) all.push_back(e.id);
+  return all;
+}
+const char* summary(Engine v) { return core::engine_info(v).summary; }
 
 Kind parse_kind(const std::string& s) {
   if (s == "c2c") return Kind::c2c;

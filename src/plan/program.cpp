@@ -25,9 +25,12 @@ std::string axes_text(const std::vector<core::FftOp>& ops, bool reverse) {
   return s;
 }
 
-// Stage of the program's position q.
+// Stage of the program's position q, and the exchange that follows it.
 std::size_t stage_at(const core::Blueprint& bp, bool forward, std::size_t q) {
   return forward ? q : bp.stages.size() - 1 - q;
+}
+const core::ExchangeGeometry& exchange_at(const core::Blueprint& bp, bool forward, std::size_t q) {
+  return bp.exchanges[forward ? q : bp.exchanges.size() - 1 - q];
 }
 
 }  // namespace
@@ -38,7 +41,7 @@ std::vector<exchange::Setup> exchange_setups(const core::Blueprint& bp, const Op
   std::vector<exchange::Setup> setups;
   for (std::size_t q = 0; q < E; ++q) {
     const std::size_t stage = stage_at(bp, forward, q), next = stage_at(bp, forward, q + 1);
-    const auto& g = bp.exchanges[forward ? q : E - 1 - q];
+    const auto& g = exchange_at(bp, forward, q);
     exchange::Setup s;
     s.transfer = exchange::transfer_of(g, !forward);
     s.group = g.name == "row" ? row : column;
@@ -112,7 +115,7 @@ Program::Program(const core::Blueprint& bp, const Options& options, bool forward
       s.src = array(pos.stage, nullptr);
       s.send = buffers[static_cast<std::size_t>(core::send_buffer(bp))];
       s.receive = receive_area ? buffers[core::receive_buffer] : nullptr;
-      const std::string suffix = "_" + bp.exchanges[forward ? q : E - 1 - q].name;
+      const std::string suffix = "_" + exchange_at(bp, forward, q).name;
       pos.exchange = exchange::make_exchange(bp.engine, s);
       const exchange::Chunking c = pos.exchange->chunking();
       for (int k = 0; k < c.chunks; ++k)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import textwrap
 
 import pytest
 
+import volfft
 from volfft import _launch, bench_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -166,6 +168,21 @@ def test_real_driver(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "verify:" in result.stdout and "OK" in result.stdout
     assert png.stat().st_size > 1000
+
+
+@pytest.mark.skipif(MPIRUN is None or _built_driver() is None,
+                    reason="needs mpirun and a built volfft-bench")
+def test_every_engine_of_the_library_is_in_help_and_in_engine_all():
+    """The driver's engine list comes from the library's catalogue: none missing, none extra."""
+    names = volfft.plan_options()["engine"]["names"]
+    shown = subprocess.run([_built_driver(), "--help"], capture_output=True, text=True)
+    help_text = shown.stdout + shown.stderr
+    assert "--engine " + "|".join(names) + "|all]" in help_text, help_text
+    result = run_cli("-n", "2", "--bench", _built_driver(), "--timeout", "120", "c2c", "double", "8", "6", "5",
+                     "--engine", "all", "--iters", "1", "--effort", "estimate")
+    assert result.returncode == 0, result.stdout + result.stderr
+    for engine in names[1:]:  # every engine but "auto": measured, or skipped with its reason
+        assert re.search(rf"\b{engine}\b", result.stdout), engine
 
 
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
