@@ -123,4 +123,12 @@ std::unique_ptr<Exchange> make_exchange(Engine engine, const Setup& setup);
 /// Whether this build's MPI offers persistent collectives (engine "persistent").
 bool have_persistent_collectives();
 
+/// Engines alltoallv and persistent give MPI element displacements as ints while a rank's
+/// blocks together stay within this many elements (INT_MAX); past it, each block becomes a
+/// datatype that carries its byte offset and the call becomes the MPI_Alltoallw form, so a rank
+/// may move more than 2^31 elements in one exchange. Tests lower it to exercise that path on
+/// small arrays; plans made after the call use the new value. Not thread-safe against planning.
+void set_displacement_limit(Index elements);
+Index displacement_limit();
+
 }  // namespace volfft::exchange

@@ -1,22 +1,24 @@
 // Engine "node" (two-level exchange). Members of the group that share a node read each other's
-// blocks straight out of the partner's stage array, which lies in an MPI-3 shared-memory window
-// (the plan allocates its buffers there, see mpi/shared_window.hpp): one strided copy does the
+// blocks straight out of the partner's stage array, which lies in node shared memory (the plan
+// allocates its buffers there, see mpi/shared_window.hpp): one strided copy does the
 // pack, the transfer and the unpack. Members on other nodes exchange packed blocks with
 // persistent MPI_Send_init/MPI_Recv_init pairs, started before the shared-memory copies so that
 // both proceed together.
 //
-// Synchronisation (MPI-3 unified memory model, windows held in MPI_Win_lock_all): loads from a
-// partner's array happen between two "MPI_Win_sync; MPI_Barrier(node); MPI_Win_sync" fences.
+// Synchronisation: loads from a partner's array happen between two "memory fence;
+// MPI_Barrier(node); memory fence" steps (what MPI_Win_sync + MPI_Barrier do for MPI-3 windows).
 // The first makes every partner's stores to its source array (its FFT stage) visible; the second
 // keeps every partner from overwriting its array (next stage, next call, MPI receives) while
 // another rank still reads it. Because of the second fence, this engine may receive MPI blocks
 // into its source array only after it (or into spare room of the send area before it).
 //
-// When a source array is not in a shared window (a user-supplied workspace, or buffers not made
-// by a plan), the members of that node fall back to a window of their own and copy their source
-// array into it first: correct, one copy more.
+// When a source array is not in shared memory (a user-supplied workspace, or buffers not made
+// by a plan), the members of that node fall back to a shared staging copy of their own and copy
+// their source array into it first: correct, one copy more.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
 
 #include "exchange/packer.hpp"
 #include "mpi/shared_window.hpp"
@@ -40,12 +42,12 @@ class NodeExchange final : public Exchange {
     MPI_Comm_rank(node_, &node_rank);
 
     // Who shares this node, and does every one of them hold its source array in the same
-    // shared window? Fields: member, in window, window id, rank in window, byte offset.
+    // shared workspace? Fields: member, in workspace, workspace id, rank in it, byte offset.
     constexpr int F = 5;
     mpi::SharedLocation here;
-    const bool in_window = node_size_ > 1 && src_ != nullptr && mpi::find_shared(src_, here);
-    const long long mine[F] = {t.member, in_window ? 1 : 0, in_window ? here.id : -1, here.rank,
-                               static_cast<long long>(here.offset)};
+    const bool in_shared = node_size_ > 1 && src_ != nullptr && mpi::find_shared(src_, here);
+    const long long mine[F] = {t.member, in_shared ? 1 : 0, in_shared ? here.workspace->id() : -1,
+                               in_shared ? here.workspace->node_rank() : 0, static_cast<long long>(here.offset)};
     std::vector<long long> all(static_cast<std::size_t>(F) * node_size_);
     mpi::check(MPI_Allgather(mine, F, MPI_LONG_LONG, all.data(), F, MPI_LONG_LONG, node_),
               "MPI_Allgather");
@@ -54,22 +56,20 @@ class NodeExchange final : public Exchange {
       direct = direct && all[q * F + 1] == 1 && all[q * F + 2] == all[2];
     std::vector<bool> on_node(t.size(), false);
     for (int q = 0; q < node_size_; ++q) on_node[all[q * F]] = true;
+    // Every member of the group takes part in making the staging copies (collective and
+    // agreed over the group: a node whose /dev/shm is full fails the whole group alike); those
+    // that read in place, or have no partners, ask for 0 bytes.
+    const bool staged = node_size_ > 1 && !direct;
+    staging_ = std::make_unique<mpi::SharedWorkspace>(
+        group, setup.options.ranks_per_node, staged ? sizeof(T) * static_cast<std::size_t>(t.from_box.size()) : 0);
+    const mpi::SharedWorkspace* shared = direct ? here.workspace : staging_.get();
     if (node_size_ > 1) {
-      if (direct) {
-        win_ = here.win;
-      } else {
-        make_staging_window(t);
-      }
       // Where each partner's block for this rank starts, and that partner's strides.
       for (int q = 0; q < node_size_; ++q) {
         const int m = static_cast<int>(all[q * F]);
         if (q == node_rank || t.recv[m].size() == 0) continue;
-        MPI_Aint size = 0;
-        int unit = 0;
-        void* base = nullptr;
-        const int target = direct ? static_cast<int>(all[q * F + 3]) : q;
-        mpi::check(MPI_Win_shared_query(win_, target, &size, &unit, &base), "MPI_Win_shared_query");
-        const T* array = reinterpret_cast<const T*>(static_cast<const unsigned char*>(base) +
+        const int segment = direct ? static_cast<int>(all[q * F + 3]) : q;
+        const T* array = reinterpret_cast<const T*>(static_cast<const unsigned char*>(shared->segment(segment)) +
                                                     (direct ? all[q * F + 4] : 0));
         Peer p;
         p.member = m;
@@ -87,10 +87,6 @@ class NodeExchange final : public Exchange {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
-    if (staging_window_ != MPI_WIN_NULL) {
-      MPI_Win_unlock_all(staging_window_);
-      MPI_Win_free(&staging_window_);
-    }
     if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
   }
 
@@ -101,8 +97,8 @@ class NodeExchange final : public Exchange {
     const auto s = static_cast<typename T::value_type>(scale);
     double t0 = now();
     packer_.pack_blocks(src_, remote_.sends, remote_.send_offsets, send_);
-    if (staging_)
-      std::memcpy(static_cast<void*>(staging_), static_cast<const void*>(src_),
+    if (staging_ && staging_->bytes() > 0)
+      std::memcpy(staging_->data(), static_cast<const void*>(src_),
                   sizeof(T) * static_cast<std::size_t>(t.from_box.size()));
     packer_.copy_own(src_, dst, s);
     double t1 = now();
@@ -130,21 +126,6 @@ class NodeExchange final : public Exchange {
     std::array<Index, 3> strides{};
   };
 
-  void make_staging_window(const Transfer& t) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    void* base = nullptr;
-    const auto bytes = static_cast<MPI_Aint>(sizeof(T) * static_cast<std::size_t>(t.from_box.size()));
-    const int code = MPI_Win_allocate_shared(bytes, 1, info, node_, &base, &staging_window_);
-    MPI_Info_free(&info);
-    mpi::check(code, "MPI_Win_allocate_shared");
-    MPI_Win_set_errhandler(staging_window_, MPI_ERRORS_RETURN);
-    mpi::check(MPI_Win_lock_all(MPI_MODE_NOCHECK, staging_window_), "MPI_Win_lock_all");
-    win_ = staging_window_;
-    staging_ = static_cast<T*>(base);
-  }
-
   // Persistent sends and receives for the members on other nodes, in the pairwise order of
   // schedule.hpp (as the p2p engine) so that not everyone starts with member 0.
   void set_up_remote(const Transfer& t, MPI_Comm group, bool direct, const std::vector<bool>& on_node) {
@@ -162,19 +143,19 @@ class NodeExchange final : public Exchange {
     init_pairs(t, remote_, send_, receive_area_, group, sends_, receives_);
   }
 
+  // The barrier orders the ranks; the fences keep this rank's own loads and stores from moving
+  // across it (the barrier's own synchronisation need not be a full fence for plain memory).
   void fence() {
-    mpi::check(MPI_Win_sync(win_), "MPI_Win_sync");
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     mpi::check(MPI_Barrier(node_), "MPI_Barrier");
-    mpi::check(MPI_Win_sync(win_), "MPI_Win_sync");
+    std::atomic_thread_fence(std::memory_order_seq_cst);
   }
   Packer<T> packer_;
   T* src_;
   T* send_;
   MPI_Comm node_ = MPI_COMM_NULL;  // the group's members on this (pretend) node
   int node_size_ = 1;
-  MPI_Win win_ = MPI_WIN_NULL;             // window the partners' arrays are read from
-  MPI_Win staging_window_ = MPI_WIN_NULL;  // owned here (fallback only)
-  T* staging_ = nullptr;                   // this rank's segment of it
+  std::unique_ptr<mpi::SharedWorkspace> staging_;  // copies of the source arrays (fallback only)
   std::vector<Peer> peers_;
   PairwiseBlocks remote_;  // the messages to and from members on other nodes
   T* receive_area_ = nullptr;

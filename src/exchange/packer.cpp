@@ -26,16 +26,4 @@ PairwiseBlocks pairwise_blocks(const Transfer& t, const std::vector<bool>& skip)
   return b;
 }
 
-std::string int_counts_problem(const char* engine, const std::vector<Index>& sends,
-                               const std::vector<Index>& receives) {
-  Index s = 0, r = 0;
-  for (Index c : sends) s += c;
-  for (Index c : receives) r += c;
-  const Index most = std::max(s, r);
-  if (most <= INT_MAX) return "";
-  return std::string("volfft: engine '") + engine + "' would send or receive " + std::to_string(most) +
-         " elements in one MPI call on this rank, more than MPI's int counts allow (" +
-         std::to_string(INT_MAX) + "); use more ranks, or engine 'p2p' or 'node'";
-}
-
 }  // namespace volfft::exchange

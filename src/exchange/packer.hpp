@@ -172,8 +172,5 @@ std::unique_ptr<Exchange> make_typed(const Setup& setup, A... arguments) {
   return std::make_unique<E<std::complex<float>>>(setup, arguments...);
 }
 
-/// "" when every count and displacement of one MPI call fits MPI's int, else why not. `sends`
-/// and `receives` are the element counts per member that go through MPI.
-std::string int_counts_problem(const char* engine, const std::vector<Index>& sends, const std::vector<Index>& receives);
 
 }  // namespace volfft::exchange

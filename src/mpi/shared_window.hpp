@@ -1,10 +1,17 @@
-// Ranks that share a node, and plan buffers in MPI-3 shared memory for the node engine.
+// Ranks that share a node, and memory they can all read: the node engine's plan buffers.
+//
+// The memory is a POSIX shared-memory segment that volfft maps itself (shm_open + mmap), not an
+// MPI-3 window. Two reasons, both about failure: MPI_Win_free is collective, so a plan destroyed
+// while one rank unwinds from an exception (or is collected by Python after an error) hung the
+// other ranks; and MPI_Win_allocate_shared failing on one rank (a full /dev/shm) left the others
+// waiting inside MPI. Here creation is agreed (every rank fails alike, with what to do), and
+// destruction is local (munmap): it never communicates and never blocks.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
-#include <memory>
+#include <vector>
 
 namespace volfft::mpi {
 
@@ -14,36 +21,48 @@ namespace volfft::mpi {
 /// that the same rule gives the same nodes on every communicator. Collective over `comm`.
 MPI_Comm split_by_node(MPI_Comm comm, int ranks_per_node);
 
-/// Memory of one rank inside an MPI-3 shared window over its node's ranks, held in a passive
-/// access epoch (MPI_Win_lock_all) for its lifetime so that MPI_Win_sync may be called on it.
-/// While it lives, find_shared() maps addresses inside it to the window.
+/// One segment per rank of a node, all mapped by every rank of that node, so that a rank can
+/// read its partners' segments directly. Segments start on page boundaries and each is
+/// reserved (posix_fallocate) by the rank that owns it, so its pages are placed near that rank
+/// and a full /dev/shm is an error at creation instead of a SIGBUS later.
+///
+/// Ordering: stores by one rank become visible to another after a full memory fence on both
+/// sides of a synchronising MPI call (the node engine uses fence, MPI_Barrier, fence).
 class SharedWorkspace {
  public:
-  /// Collective over `comm`: every rank of it must call this, `bytes` may differ (and be 0).
+  /// Collective over `comm`: every rank of it calls this; `bytes` may differ (and be 0).
+  /// Throws volfft::Error on every rank of `comm` alike when some rank's node could not make
+  /// or map its segment; the message says how many bytes, where, and what to do.
   SharedWorkspace(MPI_Comm comm, int ranks_per_node, std::size_t bytes);
-  ~SharedWorkspace();  // collective over the node's ranks, like MPI_Win_free
+  /// Local: unmaps, never communicates (safe while unwinding, on one rank alone).
+  ~SharedWorkspace();
   SharedWorkspace(const SharedWorkspace&) = delete;
   SharedWorkspace& operator=(const SharedWorkspace&) = delete;
 
-  void* data() const { return base_; }
+  void* data() const { return segment(node_rank_); }
   std::size_t bytes() const { return bytes_; }
+  /// The segment of the node member with rank `q` in the node communicator of creation.
+  void* segment(int q) const;
+  int node_rank() const { return node_rank_; }
+  /// Equal on all ranks of one workspace and different between the workspaces of a process.
+  long long id() const { return id_; }
 
  private:
-  MPI_Comm node_ = MPI_COMM_NULL;
-  MPI_Win win_ = MPI_WIN_NULL;
-  void* base_ = nullptr;
+  unsigned char* map_ = nullptr;       // the whole node's segments, mapped here
+  std::size_t map_bytes_ = 0;
+  std::vector<std::size_t> offsets_;   // start of each node rank's segment in map_
   std::size_t bytes_ = 0;
+  int node_rank_ = 0;
+  long long id_ = 0;
 };
 
 /// Where an address lies in a live SharedWorkspace.
 struct SharedLocation {
-  MPI_Win win = MPI_WIN_NULL;  ///< the window; its group is the node's ranks of the plan
-  int rank = 0;                ///< this rank's rank in the window's group
-  long long id = 0;            ///< equal on all ranks of one window (tells windows apart)
-  std::size_t offset = 0;      ///< bytes from the start of this rank's segment
+  const SharedWorkspace* workspace = nullptr;
+  std::size_t offset = 0;  ///< bytes from the start of this rank's segment
 };
 
-/// true and `where` filled when `p` lies inside a SharedWorkspace of this process.
+/// true and `where` filled when `p` lies inside this rank's segment of a live SharedWorkspace.
 bool find_shared(const void* p, SharedLocation& where);
 
 }  // namespace volfft::mpi

@@ -5,6 +5,8 @@
 #include "volfft/plan.hpp"
 
 #include <algorithm>
+#include <array>
+#include <exception>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -47,6 +49,7 @@ struct Communicators {
 struct Scratch {
   std::unique_ptr<unsigned char[]> raw;
   void* data = nullptr;
+  Scratch() = default;
   explicit Scratch(std::size_t bytes) : raw(new unsigned char[bytes + 64]()) {
     data = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(raw.get()) + 63) & ~std::uintptr_t(63));
   }
@@ -93,8 +96,8 @@ class Plan::Impl {
   plan::Program* pending = nullptr;  // the program of a split-phase call until finish()
 
  private:
-  void allocate();
-  void resolve_backend();
+  void allocate(std::array<Scratch, 3>& scratch);
+  void resolve_backend(std::array<Scratch, 3>& scratch);
 };
 
 Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind, Precision precision,
@@ -162,35 +165,45 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
       if (why.empty()) why = exchange::applies(bp.engine, s);
   mpi::agree_or_throw(comm, why);
 
-  allocate();
-  resolve_backend();
+  // FFTW_MEASURE overwrites what it plans on and the user's arrays do not exist yet: planning
+  // (and timing backends) uses scratch arrays, 64-byte aligned like the plan's own
+  // buffers, allocated with them (agreed) and freed after.
+  std::array<Scratch, 3> scratch;
+  allocate(scratch);
+  resolve_backend(scratch);
+  Scratch &plan_in = scratch[0], &plan_out = scratch[1];
   Index n = 1;
   for (Index e : bp.shape) n *= e;
   const double scale = bp.scale_backward ? 1.0 / static_cast<double>(n) : 1.0;
-  // FFTW_MEASURE overwrites what it plans on and the user's arrays do not exist yet: plan on
-  // two scratch arrays, 64-byte aligned like the plan's own buffers, freed after.
-  Scratch plan_in(scratch_bytes(bp)), plan_out(scratch_bytes(bp));
-  fwd = std::make_unique<plan::Program>(bp, options, true, w, std::move(forward_setups), 1.0, plan_in.data, plan_out.data);
-  bwd = std::make_unique<plan::Program>(bp, options, false, w, std::move(backward_setups), scale, plan_in.data,
+  fwd = std::make_unique<plan::Program>(comm, bp, options, true, w, std::move(forward_setups), 1.0, plan_in.data, plan_out.data);
+  bwd = std::make_unique<plan::Program>(comm, bp, options, false, w, std::move(backward_setups), scale, plan_in.data,
                                         plan_out.data);
 }
 
 Plan::Impl::~Impl() {
-  // A split-phase call still under way completes first (its messages use the plan's buffers).
+  // A split-phase call still under way completes first (its messages use the plan's buffers),
+  // unless this rank is unwinding from an exception: completing would wait for ranks that may
+  // never come, so the buffers and requests are left to the process (leaked, never freed under
+  // MPI's feet) and the destructor returns at once.
+  if (pending && std::uncaught_exceptions() > 0) {
+    (void)fwd.release(), (void)bwd.release(), (void)owned.release(), (void)shared.release();
+    return;
+  }
   if (pending) {
     try {
       finish();
     } catch (...) {
     }
   }
-  // Members go in reverse order: the programs (exchanges, windows' readers) before the buffers
-  // and the shared window, the communicators last.
+  // Members go in reverse order: the programs (exchanges, readers of shared memory) before the
+  // buffers and the shared memory, the communicators last. Nothing here communicates, so a plan
+  // destroyed on one rank alone (unwinding from an exception) never waits for the others.
 }
 
-void Plan::Impl::resolve_backend() {
+void Plan::Impl::resolve_backend(std::array<Scratch, 3>& scratch) {
   if (options.backend != Backend::automatic) return;
   const std::size_t bytes = scratch_bytes(bp);
-  Scratch a(bytes), b(bytes), c(bytes);
+  Scratch &a = scratch[0], &b = scratch[1], &c = scratch[2];
   options.backend = backend::choose_backend(comm(), [&](Backend candidate) {
     Options o = options;
     o.backend = candidate;
@@ -206,16 +219,20 @@ void Plan::Impl::resolve_backend() {
   });
 }
 
-void Plan::Impl::allocate() {
+void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   // Every rank's allocation succeeds or every rank fails with the same message (agreed).
+  // Engine node: the buffers go into memory shared by the node's ranks (collective and agreed
+  // inside, so every rank takes part, with 0 bytes when it brings its own workspace). First, so
+  // that no rank can have left for a local failure while the others wait in it.
+  if (bp.engine == Engine::node && bp.buffer_count > 0)
+    shared = std::make_unique<mpi::SharedWorkspace>(comm(), options.ranks_per_node,
+                                                    options.workspace ? 0 : bp.workspace_bytes());
   std::string problem;
   unsigned char* base = nullptr;
   try {
-    // Engine node: the buffers go into a shared window over the node's ranks (collective, so
-    // every rank takes part, with 0 bytes when it brings its own workspace).
-    if (bp.engine == Engine::node && bp.buffer_count > 0)
-      shared = std::make_unique<mpi::SharedWorkspace>(comm(), options.ranks_per_node,
-                                                      options.workspace ? 0 : bp.workspace_bytes());
+    // Two to plan FFTs on, a third to time backends on when the backend is chosen by timing.
+    for (std::size_t k = 0; k < (options.backend == Backend::automatic ? 3u : 2u); ++k)
+      scratch[k] = Scratch(scratch_bytes(bp));
     if (options.workspace) {
       base = static_cast<unsigned char*>(options.workspace);
     } else if (shared) {
@@ -225,12 +242,12 @@ void Plan::Impl::allocate() {
       base = owned.get();
     }
   } catch (const std::bad_alloc&) {
-    problem = "volfft: could not allocate the plan's workspace of " + std::to_string(bp.workspace_bytes()) +
-              " bytes (Plan::workspace_bytes()); use more ranks or pass Options::workspace";
+    problem = "volfft: could not allocate the plan's workspace of " +
+              std::to_string(options.workspace ? 0 : bp.workspace_bytes()) + " bytes (Plan::workspace_bytes()) and " +
+              std::to_string((options.backend == Backend::automatic ? 3 : 2) * (scratch_bytes(bp) + 64)) +
+              " bytes of planning scratch (freed after planning); use more ranks or pass Options::workspace";
   } catch (const MpiError& e) {
-    problem = std::string(e.what()) +
-              " (engine 'node' keeps its buffers in MPI shared memory: enlarge /dev/shm or Open MPI's "
-              "osc_sm_backing_directory, or use another engine)";
+    problem = e.what();
   }
   mpi::agree_or_throw(comm(), problem);
   // 64-byte aligned buffers: FFTW's SIMD plans are made for them.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/engines.hpp"
+#include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
 
 namespace volfft::plan {
@@ -95,8 +96,8 @@ void* Program::array(std::size_t stage, void* out) const {
   return place.user_output ? out : buffers_[static_cast<std::size_t>(place.buffer)];
 }
 
-Program::Program(const core::Blueprint& bp, const Options& options, bool forward, const Buffers& buffers,
-                 std::vector<exchange::Setup> setups, double scale, void* plan_in, void* plan_out)
+Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options, bool forward,
+                 const Buffers& buffers, std::vector<exchange::Setup> setups, double scale, void* plan_in, void* plan_out)
     : bp_(bp), forward_(forward), buffers_(buffers), scale_(scale), work_(std::make_unique<Work>()) {
   const std::size_t S = bp.stages.size(), E = S - 1;
   const bool receive_area = core::engine_info(bp.engine).receive_area;
@@ -116,7 +117,15 @@ Program::Program(const core::Blueprint& bp, const Options& options, bool forward
       s.send = buffers[static_cast<std::size_t>(core::send_buffer(bp))];
       s.receive = receive_area ? buffers[core::receive_buffer] : nullptr;
       const std::string suffix = "_" + exchange_at(bp, forward, q).name;
-      pos.exchange = exchange::make_exchange(bp.engine, s);
+      // Made on every rank or on none: a rank whose exchange failed (a full /dev/shm, an MPI
+      // error) would leave the others waiting in the next exchange's collective set-up.
+      std::string problem;
+      try {
+        pos.exchange = exchange::make_exchange(bp.engine, s);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+      mpi::agree_or_throw(all, problem);
       const exchange::Chunking c = pos.exchange->chunking();
       for (int k = 0; k < c.chunks; ++k)
         pos.ops.push_back(make_stage_ops(bp, options, pos.stage, !forward,

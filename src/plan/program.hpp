@@ -26,9 +26,10 @@ std::vector<exchange::Setup> exchange_setups(const core::Blueprint& bp, const Op
 class Program {
  public:
   /// Plans every stage's FFTs (on the scratch arrays plan_in/plan_out) and makes the exchanges
-  /// (collective over the row and column groups). `setups` from exchange_setups(); `scale`:
-  /// the factor of the direction's output (backward: 1/N or 1).
-  Program(const core::Blueprint& bp, const Options& options, bool forward, const Buffers& buffers,
+  /// (collective over `all`, the plan's communicator: an exchange that fails on some rank throws
+  /// volfft::Error on every rank). `setups` from exchange_setups(); `scale`: the factor of the
+  /// direction's output (backward: 1/N or 1).
+  Program(MPI_Comm all, const core::Blueprint& bp, const Options& options, bool forward, const Buffers& buffers,
           std::vector<exchange::Setup> setups, double scale, void* plan_in, void* plan_out);
   ~Program();
 

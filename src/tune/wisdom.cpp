@@ -1,5 +1,8 @@
 #include "tune/wisdom.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -7,7 +10,9 @@
 #include <stdexcept>
 
 #include "core/hash.hpp"
+#include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
+#include "volfft/error.hpp"
 
 namespace volfft::tune {
 namespace {
@@ -15,6 +20,23 @@ namespace {
 constexpr const char* kSchema = "volfft-wisdom/1";
 
 // --- wisdom ------------------------------------------------------------------------------------
+
+// "" when `path` can be read and (re)written as a wisdom file, else what is wrong with it: a
+// wisdom file that could never be written would otherwise be ignored without a word.
+std::string unusable(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "is a directory; expected a file path (the file is created if missing)";
+    if (!S_ISREG(st.st_mode)) return "is not a regular file";
+    if (access(path.c_str(), R_OK | W_OK) != 0) return "cannot be read and written by this process";
+    return "";
+  }
+  const std::size_t slash = path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "lies in a folder that does not exist ('" + folder + "')";
+  if (access(folder.c_str(), W_OK | X_OK) != 0) return "cannot be created: the folder '" + folder + "' is not writable";
+  return "";
+}
 
 std::string host_set(MPI_Comm comm) {
   char name[MPI_MAX_PROCESSOR_NAME] = {0};
@@ -63,6 +85,13 @@ WisdomState read_wisdom(MPI_Comm comm, const std::string& path, const Json& key,
   MPI_Comm_rank(comm, &rank);
   int state = static_cast<int>(WisdomState::absent);
   int chosen[4] = {0, 0, 0, -1};
+  // Rank 0 alone looks at the file: an unusable path fails every rank alike.
+  std::string problem;
+  if (rank == 0) {
+    const std::string why = unusable(path);
+    if (!why.empty()) problem = "volfft: wisdom_file '" + path + "' " + why;
+  }
+  mpi::agree_or_throw(comm, problem);
   if (rank == 0) {
     std::ifstream f(path);
     if (f) {
