@@ -14,6 +14,9 @@ NB_MODULE(_volfft, m) {
   // Invalid arguments (volfft::Error and the std::invalid_argument of describe()/parse_*)
   // become VolfftError, a ValueError, with the library's message unchanged.
   static nb::exception<volfft::Error> volfft_error(m, "VolfftError", PyExc_ValueError);
+  // A failed MPI call (volfft::MpiError) becomes MpiError, a RuntimeError: not the caller's
+  // arguments, and, unlike VolfftError, not necessarily raised on every rank.
+  static nb::exception<volfft::MpiError> mpi_error(m, "MpiError", PyExc_RuntimeError);
   nb::register_exception_translator(
       [](const std::exception_ptr& p, void*) {
         try {

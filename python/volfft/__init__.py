@@ -16,6 +16,7 @@ _LAZY = {
     "describe": "volfft.plan",
     "plan_options": "volfft.plan",
     "VolfftError": "volfft.plan",
+    "MpiError": "volfft.plan",
 }
 
 

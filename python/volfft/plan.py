@@ -12,6 +12,8 @@ axis of the output holds ``n // 2 + 1`` complex values, as in ``numpy.fft.rfftn`
 """
 from __future__ import annotations
 
+import math
+import numbers
 import operator
 import os
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
@@ -22,10 +24,11 @@ from volfft._describe import model_description
 from volfft._distribute import agree_on_errors, gather, scatter
 from volfft._native import native
 
-__all__ = ["Plan", "describe", "plan_options", "scatter", "gather", "VolfftError"]
+__all__ = ["Plan", "describe", "plan_options", "scatter", "gather", "VolfftError", "MpiError"]
 
 #: Raised for invalid argument values (a subclass of ValueError). Wrong types raise TypeError.
-VolfftError = native().VolfftError
+VolfftError = native().VolfftError  # bad arguments (a ValueError), raised on every rank alike
+MpiError = native().MpiError  # a failed MPI call (a RuntimeError), on the ranks where it failed
 
 _KINDS = ("c2c", "r2c")
 
@@ -60,12 +63,24 @@ def _check_kind(kind: Any) -> str:
     return kind
 
 
+# The library's sizes are signed 64-bit; larger ones could not even be passed to it.
+_INDEX_LIMIT = 2**63
+
+
 def _check_shape(shape: Any) -> Tuple[int, ...]:
-    # Only the type here: the library checks the values (2 or 3 positive sizes).
+    # Types and the 64-bit range here; the library checks the values (2 or 3 positive sizes
+    # whose product it can address) and names the size that is too large.
     try:
-        return tuple(operator.index(n) for n in shape)
+        if isinstance(shape, (str, bytes)) or any(isinstance(n, (bool, np.bool_)) for n in shape):
+            raise TypeError
+        sizes = tuple(operator.index(n) for n in shape)
     except TypeError:
         raise TypeError(f"shape: expected a sequence of 2 or 3 ints, got {shape!r}") from None
+    for axis, n in enumerate(sizes):
+        if not -_INDEX_LIMIT <= n < _INDEX_LIMIT:
+            raise VolfftError(f"shape: shape[{axis}] = {n} is too large (sizes must be below 2^63, "
+                              f"and their product below 2^58)")
+    return sizes
 
 
 def _check_dtype(dtype: Any, kind: str) -> Tuple[str, np.dtype, np.dtype]:
@@ -114,13 +129,19 @@ def _padded_grid(spectral: Tuple[int, ...], padding: Any) -> Tuple[int, ...]:
     """The real grid of a padded plan: floor(m * padding) per axis (mpi4py-fft's rule)."""
     if padding is None:
         return spectral
-    factors = (padding,) * len(spectral) if np.isscalar(padding) else tuple(padding)
+    try:
+        factors = (padding,) * len(spectral) if np.isscalar(padding) else tuple(padding)
+    except TypeError:
+        raise TypeError(f"padding: expected a number or a sequence of numbers, got {padding!r}") from None
     if len(factors) != len(spectral):
         raise VolfftError(f"padding: expected a number or {len(spectral)} numbers, got {padding!r}")
-    try:
-        factors = tuple(float(f) for f in factors)
-    except (TypeError, ValueError):
-        raise TypeError(f"padding: expected numbers >= 1, got {padding!r}") from None
+    # Numbers only: float("2") would accept a string, and bool is an int by accident.
+    if not all(isinstance(f, (numbers.Real, np.floating, np.integer)) and not isinstance(f, (bool, np.bool_))
+               for f in factors):
+        raise TypeError(f"padding: expected numbers >= 1, got {padding!r}")
+    factors = tuple(float(f) for f in factors)
+    if not all(math.isfinite(f) for f in factors):
+        raise VolfftError(f"padding: expected finite factors >= 1, got {padding!r}")
     if min(factors) < 1:
         raise VolfftError(f"padding: expected factors >= 1 (the real grid is larger), got {padding!r}")
     return tuple(int(np.floor(m * f)) for m, f in zip(spectral, factors))

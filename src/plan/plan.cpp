@@ -22,6 +22,7 @@
 #include "plan/program.hpp"
 #include "plan/stage_ops.hpp"
 #include "tune/autotune.hpp"
+#include "tune/wisdom.hpp"
 
 namespace volfft {
 
@@ -141,6 +142,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     mpi::agree_on_arguments(comm, shape, kind, precision, options, local_error, needed);
   };
   agree_on_blueprint();
+  if (!options.wisdom_file.empty()) tune::check_wisdom_path(comm, options.wisdom_file);
   if (tune::wants_tuning(size, options)) {
     options = tune::tune(comm, shape, kind, precision, options, tuning_report);
     agree_on_blueprint();

@@ -78,6 +78,18 @@ Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind
   return k;
 }
 
+void check_wisdom_path(MPI_Comm comm, const std::string& path) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // Rank 0 alone looks at the file (it alone reads and writes it): every rank fails alike.
+  std::string problem;
+  if (rank == 0) {
+    const std::string why = unusable(path);
+    if (!why.empty()) problem = "volfft: wisdom_file '" + path + "' " + why;
+  }
+  mpi::agree_or_throw(comm, problem);
+}
+
 // Rank 0 reads the file; the outcome and the choice are broadcast so all ranks agree.
 WisdomState read_wisdom(MPI_Comm comm, const std::string& path, const Json& key, Choice& choice,
                         std::string& message, Json& document) {
@@ -85,13 +97,6 @@ WisdomState read_wisdom(MPI_Comm comm, const std::string& path, const Json& key,
   MPI_Comm_rank(comm, &rank);
   int state = static_cast<int>(WisdomState::absent);
   int chosen[4] = {0, 0, 0, -1};
-  // Rank 0 alone looks at the file: an unusable path fails every rank alike.
-  std::string problem;
-  if (rank == 0) {
-    const std::string why = unusable(path);
-    if (!why.empty()) problem = "volfft: wisdom_file '" + path + "' " + why;
-  }
-  mpi::agree_or_throw(comm, problem);
   if (rank == 0) {
     std::ifstream f(path);
     if (f) {

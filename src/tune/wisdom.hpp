@@ -28,9 +28,12 @@ Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind
 
 enum class WisdomState { absent, found, missing_entry, rejected };
 
-/// Collective: rank 0 reads `path`; every rank gets the same state, choice and message. Throws
-/// volfft::Error on every rank when `path` could not be read or written as a file (a
-/// directory, a missing or read-only folder): the tuner would otherwise ignore it silently.
+/// Collective: throws volfft::Error on every rank when `path` could not be read and written as
+/// a wisdom file (a directory, a missing or read-only folder), which would otherwise be ignored
+/// without a word. Plans check a given wisdom_file this way whether or not they tune.
+void check_wisdom_path(MPI_Comm comm, const std::string& path);
+
+/// Collective: rank 0 reads `path`; every rank gets the same state, choice and message.
 WisdomState read_wisdom(MPI_Comm comm, const std::string& path, const Json& key, Choice& choice,
                         std::string& message, Json& document);
 

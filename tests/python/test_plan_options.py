@@ -27,11 +27,41 @@ def _native_or_skip():
     ({"backend": "mkl"}, ValueError, r"backend must be one of"),
     ({"max_in_flight": 0}, ValueError, r"max_in_flight must be an integer >= 1; got 0"),
     ({"ranks_per_node": 2 ** 70}, ValueError, r"ranks_per_node is out of range"),
+    # Gaps found by probing: each names its argument instead of passing or failing elsewhere.
+    ({"padding": float("nan")}, ValueError, r"padding: expected finite factors >= 1, got nan"),
+    ({"padding": float("inf")}, ValueError, r"padding: expected finite factors >= 1, got inf"),
+    ({"padding": "2"}, TypeError, r"padding: expected numbers >= 1, got '2'"),
+    ({"padding": (True, 2, 2)}, TypeError, r"padding: expected numbers >= 1"),
+    ({"threads": 10 ** 6}, ValueError, r"threads must be an integer between 1 and 1024; got 1000000"),
+    ({"wisdom_file": "/"}, ValueError, r"wisdom_file '/' is a directory"),
+    ({"wisdom_file": "/nonexistent-volfft-folder/w.json"}, ValueError,
+     r"wisdom_file '/nonexistent-volfft-folder/w.json' lies in a folder that does not exist"),
 ])
 def test_option_errors(kwargs, error, message):
     _native_or_skip()
     with pytest.raises(error, match=message):
         volfft.Plan(MPI.COMM_WORLD, (8, 8, 8), effort="estimate", **kwargs)
+
+
+@pytest.mark.parametrize("shape,error,message", [
+    ((2 ** 63, 8, 8), ValueError, r"shape: shape\[0\] = 9223372036854775808 is too large"),
+    ((8, -2 ** 64, 8), ValueError, r"shape: shape\[1\] = -18446744073709551616 is too large"),
+    ((2 ** 32, 2 ** 32, 2 ** 32), ValueError, r"has too many elements"),
+    ((True, 8, 8), TypeError, r"shape: expected a sequence of 2 or 3 ints"),
+    ("888", TypeError, r"shape: expected a sequence of 2 or 3 ints"),
+])
+def test_shape_errors(shape, error, message):
+    _native_or_skip()
+    with pytest.raises(error, match=message):
+        volfft.Plan(MPI.COMM_WORLD, shape, effort="estimate")
+
+
+def test_mpi_errors_have_their_own_type():
+    _native_or_skip()
+    # A failed MPI call is not a bad argument: MpiError is a RuntimeError, VolfftError a ValueError.
+    assert issubclass(volfft.MpiError, RuntimeError)
+    assert not issubclass(volfft.MpiError, ValueError)
+    assert issubclass(volfft.VolfftError, ValueError)
 
 
 def test_padding_shapes_one_rank():
