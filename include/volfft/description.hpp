@@ -32,18 +32,21 @@ struct ExchangeDescription {
   std::vector<Message> messages;  ///< forward direction; source != destination, bytes > 0
 };
 
+/// Everything in the user's axes and grid, as Plan::input_box() and friends: a 2-D plan has
+/// axes 0 and 1 (its boxes keep [0, 1) as an unused third axis) and the grid P x 1, whose one
+/// exchange is the "column" exchange.
 struct PlanDescription {
   int ndim = 3;
-  std::array<std::int64_t, 3> shape{1, 1, 1};  ///< internal 3-D shape (2-D: {1, n0, n1})
+  std::vector<std::int64_t> shape;          ///< the transform's shape (ndim sizes)
   Kind kind = Kind::c2c;
   Precision precision = Precision::float64;
-  std::array<int, 2> grid{1, 1};
+  std::array<int, 2> grid{1, 1};            ///< p0 x p1 (2-D: P x 1)
   Engine engine = Engine::alltoallv;
   Layout layout = Layout::transposed;
   std::int64_t complex_bytes = 16;          ///< bytes of one complex element
-  std::vector<Box> input_boxes;             ///< per virtual rank, internal 3-D coordinates
+  std::vector<Box> input_boxes;             ///< per virtual rank (real elements for r2c)
   std::vector<Box> output_boxes;            ///< per virtual rank (complex elements)
-  std::vector<int> input_order, output_order;  ///< internal axes, slowest to fastest
+  std::vector<int> input_order, output_order;  ///< axes, slowest to fastest in memory
   std::vector<StageDescription> stages;     ///< forward order
   std::vector<ExchangeDescription> exchanges;  ///< forward order; trivial ones omitted
 };

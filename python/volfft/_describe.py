@@ -1,10 +1,10 @@
 """The plan description in the form volfft.model reads (docs/model.md).
 
-The C++ core describes a plan in its internal 3-D coordinates (a 2-D array (n0, n1) is
-(1, n0, n1)); this module only re-expresses that description in the user's axes, one stage per
-transformed axis, and counts each rank's FFTs. The per-rank element counts between exchanges
-are derived from the messages themselves (what a rank keeps = what it held - what it sent +
-what it received), so nothing about the decomposition is recomputed here.
+The C++ core already describes a plan in the user's axes and grid (a 2-D array has axes 0 and
+1 and the slab grid P x 1); this module splits it into one stage per transformed axis and
+counts each rank's FFTs. The per-rank element counts between exchanges are derived from the
+messages themselves (what a rank keeps = what it held - what it sent + what it received), so
+nothing about the decomposition is recomputed here.
 """
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from typing import Any, Dict, List
 
 import numpy as np
 
-# The exchange that must precede the first FFT along an internal axis (DESIGN.md's pipeline:
-# the row exchange completes axis 1, the column exchange completes axis 0).
-_EXCHANGE_COMPLETING_AXIS = {1: "row", 0: "column"}
+# The exchange that must precede the first FFT along an axis (DESIGN.md's pipeline: in 3-D the
+# row exchange completes axis 1 and the column exchange axis 0; a 2-D plan's one exchange, down
+# the column of its P x 1 grid, completes axis 0).
+_EXCHANGE_COMPLETING_AXIS = {3: {1: "row", 0: "column"}, 2: {0: "column"}}
 
 
 def _sizes(boxes: np.ndarray) -> np.ndarray:
@@ -50,19 +51,20 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
         ``input_order``/``output_order`` (user axes, slowest to fastest).
     """
     ndim = int(raw["ndim"])
-    offset = 3 - ndim  # internal axis a is user axis a - offset
-    internal_shape = [int(n) for n in raw["shape"]]
+    last = ndim - 1
+    shape = [int(n) for n in raw["shape"]]
     kind = raw["kind"]
     element_bytes = int(raw["complex_bytes"])
-    input_boxes = np.asarray(raw["input_boxes"], dtype=np.int64).reshape(-1, 2, 3)
-    output_boxes = np.asarray(raw["output_boxes"], dtype=np.int64).reshape(-1, 2, 3)
+    # (P, 2, 3) boxes; a 2-D plan's third axis is the unused [0, 1).
+    input_boxes = np.asarray(raw["input_boxes"], dtype=np.int64).reshape(-1, 2, 3)[:, :, :ndim]
+    output_boxes = np.asarray(raw["output_boxes"], dtype=np.int64).reshape(-1, 2, 3)[:, :, :ndim]
     nranks = input_boxes.shape[0]
-    last_complex = internal_shape[2] // 2 + 1 if kind == "r2c" else internal_shape[2]
+    last_complex = shape[last] // 2 + 1 if kind == "r2c" else shape[last]
 
-    # Complex elements each rank holds after the first (r2c or c2c) transform of axis 2, which
-    # the input has whole: the input box with axis 2 at its complex length.
+    # Complex elements each rank holds after the first (r2c or c2c) transform of the last axis,
+    # which the input has whole: the input box with that axis at its complex length.
     extents = np.maximum(input_boxes[:, 1, :] - input_boxes[:, 0, :], 0)
-    held = extents[:, 0] * extents[:, 1] * np.where(extents[:, 2] > 0, last_complex, 0)
+    held = np.prod(extents[:, :last], axis=1) * np.where(extents[:, last] > 0, last_complex, 0)
 
     exchanges = [{"name": str(e["name"]),
                   "messages": np.asarray(e["messages"], dtype=np.int64).reshape(-1, 3)}
@@ -70,20 +72,19 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
     pending = {e["name"]: e for e in exchanges}
     pack_bytes: List[np.ndarray] = []
     stages: List[Dict[str, Any]] = []
+    completing = _EXCHANGE_COMPLETING_AXIS[ndim]
     for stage in raw["stages"]:
         for axis in stage["axes"]:
-            exchange = pending.pop(_EXCHANGE_COMPLETING_AXIS.get(axis, ""), None)
+            exchange = pending.pop(completing.get(axis, ""), None)
             if exchange is not None:
                 pack_bytes.append(held * element_bytes)
                 held = held + _net_received(exchange["messages"], nranks) // element_bytes
-            length = internal_shape[axis]
-            if axis < offset:
-                continue  # the length-1 leading axis of a 2-D array: no transform
-            real = bool(stage["real"]) and axis == 2
+            length = shape[axis]
+            real = bool(stage["real"]) and axis == last
             # A real stage reads n reals and writes n/2+1 complexes per line; lines = held/(n/2+1).
-            per_line = last_complex if axis == 2 else length
+            per_line = last_complex if axis == last else length
             stages.append({
-                "axis": axis - offset,
+                "axis": axis,
                 "length": length,
                 "count_per_rank": held // per_line if per_line else np.zeros_like(held),
                 "kind": "r2c" if real else "c2c",
@@ -95,25 +96,19 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
         raise RuntimeError("volfft: plan description is inconsistent: the elements after the "
                            "last exchange do not match the output boxes")
 
-    def user_orders(order: List[int]) -> List[int]:
-        return [a - offset for a in order if a >= offset]
-
-    p0, p1 = (int(p) for p in raw["grid"])
     return {
-        "shape": tuple(internal_shape[offset:]),
+        "shape": tuple(shape),
         "kind": kind,
         "precision": raw["precision"],
         "element_bytes": element_bytes,
-        # 2-D plans run internally on a 1 x P grid; the user sees the slab grid P x 1. The
-        # virtual rank numbers g are the same in both.
-        "grid": (p0 * p1, 1) if ndim == 2 else (p0, p1),
+        "grid": tuple(int(p) for p in raw["grid"]),
         "engine": raw["engine"],
         "layout": raw["layout"],
         "exchanges": exchanges,
         "stages": stages,
         "pack_bytes_per_rank": pack_bytes,
-        "input_boxes": input_boxes[:, :, offset:],
-        "output_boxes": output_boxes[:, :, offset:],
-        "input_order": user_orders(raw["input_order"]),
-        "output_order": user_orders(raw["output_order"]),
+        "input_boxes": input_boxes,
+        "output_boxes": output_boxes,
+        "input_order": [int(a) for a in raw["input_order"]],
+        "output_order": [int(a) for a in raw["output_order"]],
     }

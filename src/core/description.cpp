@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "core/blueprint.hpp"
+#include "core/user_axes.hpp"
 #include "volfft/description.hpp"
 
 namespace volfft {
@@ -12,30 +13,33 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
   for (int v = 0; v < comm_size; ++v) {
     const core::Blueprint bp =
         core::make_blueprint(comm_size, v, shape, kind, precision, options, /*padding=*/false);
+    const int ndim = bp.ndim;
     if (v == 0) {
-      d.ndim = bp.ndim;
-      d.shape = bp.shape;
+      d.ndim = ndim;
+      d.shape.assign(bp.shape.begin() + (3 - ndim), bp.shape.end());
       d.kind = bp.kind;
       d.precision = bp.precision;
       d.grid = bp.ndim == 2 ? std::array<int, 2>{bp.grid[1], 1} : bp.grid;
       d.engine = bp.engine;
       d.layout = bp.layout;
       d.complex_bytes = bp.complex_bytes;
-      d.input_order.assign(bp.stages.front().order.begin(), bp.stages.front().order.end());
-      d.output_order.assign(bp.stages.back().order.begin(), bp.stages.back().order.end());
+      d.input_order = core::user_order(bp.stages.front().order, ndim);
+      d.output_order = core::user_order(bp.stages.back().order, ndim);
       for (const auto& s : bp.stages) {
         for (const auto& op : s.ops) {
           StageDescription sd;
-          sd.axes = op.axes;
+          sd.axes = core::user_axes(op.axes, ndim);
+          if (sd.axes.empty()) continue;  // the length-1 leading axis of a 2-D plan alone
           sd.real = op.real;
-          sd.memory_order.assign(s.order.begin(), s.order.end());
+          sd.memory_order = core::user_order(s.order, ndim);
           d.stages.push_back(sd);
         }
       }
-      for (const auto& ex : bp.exchanges) d.exchanges.push_back(ExchangeDescription{ex.name, {}});
+      for (const auto& ex : bp.exchanges)
+        d.exchanges.push_back(ExchangeDescription{core::user_exchange_name(ndim, ex.name), {}});
     }
-    d.input_boxes.push_back(bp.real_box);
-    d.output_boxes.push_back(bp.stages.back().box);
+    d.input_boxes.push_back(core::user_box(bp.real_box, ndim));
+    d.output_boxes.push_back(core::user_box(bp.stages.back().box, ndim));
     for (std::size_t k = 0; k < bp.exchanges.size(); ++k) {
       const auto& ex = bp.exchanges[k];
       for (std::size_t m = 0; m < ex.members.size(); ++m) {

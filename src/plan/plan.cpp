@@ -21,6 +21,7 @@
 #include "plan/placement.hpp"
 #include "plan/program.hpp"
 #include "plan/stage_ops.hpp"
+#include "core/user_axes.hpp"
 #include "tune/autotune.hpp"
 #include "tune/wisdom.hpp"
 
@@ -334,29 +335,11 @@ std::array<int, 2> Plan::grid_position() const {
   return bp.position;
 }
 
-namespace {
-// Internal 3-D box -> user axes (a 2-D plan drops the leading unit axis).
-Box user_box(const Box& b, int ndim) {
-  if (ndim == 3) return b;
-  Box u;
-  u.lo = {b.lo[1], b.lo[2], 0};
-  u.hi = {b.hi[1], b.hi[2], 1};
-  return u;
-}
-std::vector<int> user_order(const core::Order& o, int ndim) {
-  std::vector<int> r;
-  for (int a : o) {
-    if (ndim == 2 && a == 0) continue;
-    r.push_back(ndim == 2 ? a - 1 : a);
-  }
-  return r;
-}
-}  // namespace
 
-Box Plan::input_box() const { return user_box(impl_->bp.real_box, impl_->bp.ndim); }
-Box Plan::output_box() const { return user_box(impl_->bp.stages.back().box, impl_->bp.ndim); }
-std::vector<int> Plan::input_order() const { return user_order(impl_->bp.stages.front().order, impl_->bp.ndim); }
-std::vector<int> Plan::output_order() const { return user_order(impl_->bp.stages.back().order, impl_->bp.ndim); }
+Box Plan::input_box() const { return core::user_box(impl_->bp.real_box, impl_->bp.ndim); }
+Box Plan::output_box() const { return core::user_box(impl_->bp.stages.back().box, impl_->bp.ndim); }
+std::vector<int> Plan::input_order() const { return core::user_order(impl_->bp.stages.front().order, impl_->bp.ndim); }
+std::vector<int> Plan::output_order() const { return core::user_order(impl_->bp.stages.back().order, impl_->bp.ndim); }
 std::int64_t Plan::input_count() const { return impl_->bp.input_count(); }
 std::int64_t Plan::output_count() const { return impl_->bp.output_count(); }
 std::size_t Plan::workspace_bytes() const { return impl_->bp.workspace_bytes(); }

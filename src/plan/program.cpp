@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/engines.hpp"
+#include "core/user_axes.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
 
@@ -18,8 +19,9 @@ std::vector<int> all_axes(const std::vector<core::FftOp>& ops) {
   return axes;
 }
 
-std::string axes_text(const std::vector<core::FftOp>& ops, bool reverse) {
-  std::vector<int> axes = all_axes(ops);
+// A phase's name speaks the user's axes: "fft10" for both axes of a 2-D array, not "fft210".
+std::string axes_text(const std::vector<core::FftOp>& ops, bool reverse, int ndim) {
+  std::vector<int> axes = core::user_axes(all_axes(ops), ndim);
   if (reverse) std::reverse(axes.begin(), axes.end());
   std::string s = "fft";
   for (int a : axes) s += std::to_string(a);
@@ -108,7 +110,7 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
     const core::Stage& st = bp.stages[pos.stage];
     // A stage array that is the user's output needs FFTW plans for unaligned arrays too.
     const bool user_array = core::array_of(bp, forward, pos.stage).user_output;
-    pos.fft_phase = add_phase(axes_text(st.ops, !forward));
+    pos.fft_phase = add_phase(axes_text(st.ops, !forward, bp.ndim));
     pos.ops_done_by_previous = fed_per_chunk;
     fed_per_chunk = false;
     if (q < E) {
@@ -116,7 +118,7 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
       s.src = array(pos.stage, nullptr);
       s.send = buffers[static_cast<std::size_t>(core::send_buffer(bp))];
       s.receive = receive_area ? buffers[core::receive_buffer] : nullptr;
-      const std::string suffix = "_" + exchange_at(bp, forward, q).name;
+      const std::string suffix = "_" + core::user_exchange_name(bp.ndim, exchange_at(bp, forward, q).name);
       // Made on every rank or on none: a rank whose exchange failed (a full /dev/shm, an MPI
       // error) would leave the others waiting in the next exchange's collective set-up.
       std::string problem;

@@ -61,7 +61,15 @@ void message_bytes_equal_the_data_that_moves() {
         const Index bytes_per = prec == Precision::float64 ? 16 : 8;
         CHECK_MSG(d.complex_bytes == bytes_per, label);
         CHECK_MSG(d.grid == c.grid, label << ": grid " << d.grid[0] << "x" << d.grid[1]);
-        CHECK(d.ndim == static_cast<int>(c.shape.size()) && d.shape == n);
+        // The description speaks the user's axes (2-D: no leading unit axis).
+        CHECK(d.ndim == static_cast<int>(c.shape.size()) && d.shape == c.shape);
+        const auto user = [&](Box b) {  // the spec's internal 3-D box in user axes
+          if (!two_d) return b;
+          Box u;
+          u.lo = {b.lo[1], b.lo[2], 0};
+          u.hi = {b.hi[1], b.hi[2], 1};
+          return u;
+        };
 
         // Stage boxes per virtual rank, from the spec: A, then B (p1 > 1), then C (p0 > 1).
         std::vector<std::vector<Box>> stage(c.P);
@@ -72,9 +80,9 @@ void message_bytes_equal_the_data_that_moves() {
           if (p0 > 1) stage[v].push_back(sp.c);
           Box real = sp.a;
           real.hi[2] = n[2];
-          CHECK_MSG(static_cast<int>(d.input_boxes.size()) == c.P && d.input_boxes[v] == real,
+          CHECK_MSG(static_cast<int>(d.input_boxes.size()) == c.P && d.input_boxes[v] == user(real),
                     label << ": input box of vrank " << v);
-          CHECK_MSG(static_cast<int>(d.output_boxes.size()) == c.P && d.output_boxes[v] == sp.c,
+          CHECK_MSG(static_cast<int>(d.output_boxes.size()) == c.P && d.output_boxes[v] == user(sp.c),
                     label << ": output box of vrank " << v);
         }
         const std::size_t exchanges = stage[0].size() - 1;
@@ -83,7 +91,8 @@ void message_bytes_equal_the_data_that_moves() {
         if (d.exchanges.size() != exchanges) continue;
         for (std::size_t k = 0; k < exchanges; ++k) {
           const bool row = p1 > 1 && k == 0;
-          CHECK(d.exchanges[k].name == (row ? "row" : "column"));
+          // 2-D: the internal row exchange (grid 1 x P) is the user's column (grid P x 1).
+          CHECK(d.exchanges[k].name == (row && !two_d ? "row" : "column"));
           Index moved = 0;
           for (int v = 0; v < c.P; ++v)
             moved += stage[v][k].size() - stage[v][k].intersect(stage[v][k + 1]).size();
@@ -111,6 +120,22 @@ void message_bytes_equal_the_data_that_moves() {
                                                       << " change owner");
         }
       }
+}
+
+void two_d_plans_speak_user_axes() {
+  for (int P : {1, 3}) {
+    const PlanDescription d = describe(P, {10, 6}, Kind::r2c, Precision::float64, Options{});
+    std::vector<int> axes;
+    for (const auto& s : d.stages) {
+      axes.insert(axes.end(), s.axes.begin(), s.axes.end());
+      for (int a : s.memory_order) CHECK_MSG(a == 0 || a == 1, "2-D memory order has axis " << a);
+    }
+    CHECK_MSG(axes == (std::vector<int>{1, 0}), "2-D stages on " << P << " ranks");
+    CHECK(d.input_order == (std::vector<int>{0, 1}));
+    CHECK(d.grid == (std::array<int, 2>{P, 1}));
+    CHECK(d.input_boxes[0].lo[2] == 0 && d.input_boxes[0].hi[2] == 1);
+    CHECK(d.input_boxes[0].hi[1] == 6);
+  }
 }
 
 void stages_cover_every_axis_once() {
@@ -158,6 +183,7 @@ int main() {
       "test_unit_describe",
       {{"message_bytes_equal_the_data_that_moves", message_bytes_equal_the_data_that_moves},
        {"stages_cover_every_axis_once", stages_cover_every_axis_once},
+       {"two_d_plans_speak_user_axes", two_d_plans_speak_user_axes},
        {"automatic_choices_are_reported", automatic_choices_are_reported},
        {"invalid_arguments_throw_like_plan", invalid_arguments_throw_like_plan}});
 }
