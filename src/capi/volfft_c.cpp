@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "capi/options_c.hpp"
 #include "mpi/agreement.hpp"
 #include "volfft/plan.hpp"
 
@@ -53,48 +54,6 @@ void require_plan(volfft_plan p) {
   if (!p) throw volfft::Error("volfft: plan is NULL");
 }
 
-// The C struct <-> volfft::Options, one line a field: the defaults of the C API are those of
-// volfft::Options (core/option_table.hpp documents every option).
-volfft_options to_c(const volfft::Options& o) {
-  volfft_options c{};
-  c.grid[0] = o.grid[0], c.grid[1] = o.grid[1];
-  c.engine = static_cast<int>(o.engine);
-  c.layout = static_cast<int>(o.layout);
-  c.effort = static_cast<int>(o.effort);
-  c.scale_backward = o.scale_backward ? 1 : 0;
-  c.planes = o.planes;
-  c.max_in_flight = o.max_in_flight;
-  c.pipeline_p2p = o.pipeline_p2p ? 1 : 0;
-  c.backend = static_cast<int>(o.backend);
-  c.threads = o.threads;
-  c.ranks_per_node = o.ranks_per_node;
-  return c;  // pointers (rank_order, workspace, map_file, coordinate, spectral_shape) NULL
-}
-
-volfft::Options from_c(const volfft_options& c) {
-  volfft::Options o;
-  o.grid = {c.grid[0], c.grid[1]};
-  // Enum values are checked with the other options (core::validate), collectively.
-  o.engine = static_cast<volfft::Engine>(c.engine);
-  o.layout = static_cast<volfft::Layout>(c.layout);
-  o.effort = static_cast<volfft::Effort>(c.effort);
-  o.backend = static_cast<volfft::Backend>(c.backend);
-  o.scale_backward = c.scale_backward != 0;
-  o.planes = c.planes;
-  o.max_in_flight = c.max_in_flight;
-  o.pipeline_p2p = c.pipeline_p2p != 0;
-  o.threads = c.threads;
-  o.ranks_per_node = c.ranks_per_node;
-  if (c.rank_order && c.rank_order_length > 0) o.rank_order.assign(c.rank_order, c.rank_order + c.rank_order_length);
-  if (c.spectral_shape && c.spectral_ndim > 0)
-    o.spectral_shape.assign(c.spectral_shape, c.spectral_shape + c.spectral_ndim);
-  if (c.map_file) o.map_file = c.map_file;
-  if (c.coordinate && c.coordinate_length > 0) o.coordinate.assign(c.coordinate, c.coordinate + c.coordinate_length);
-  o.workspace = c.workspace;
-  o.workspace_bytes = c.workspace_bytes;
-  return o;
-}
-
 // The C enums are the C++ enums' values.
 static_assert(VOLFFT_ENGINE_NODE == static_cast<int>(volfft::Engine::node) &&
                   VOLFFT_ENGINE_PERSISTENT == static_cast<int>(volfft::Engine::persistent) &&
@@ -110,7 +69,7 @@ static_assert(VOLFFT_BACKEND_DUCC0 == static_cast<int>(volfft::Backend::ducc0) &
 extern "C" {
 
 void volfft_options_default(volfft_options* o) {
-  if (o) *o = to_c(volfft::Options{});
+  if (o) *o = volfft::capi::to_c(volfft::Options{});
 }
 
 volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
@@ -129,7 +88,7 @@ volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, 
       if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
       if (!shape && ndim > 0) throw volfft::Error("volfft: shape is NULL");
       s.assign(shape, shape + (ndim > 0 ? ndim : 0));
-      o = from_c(options ? *options : to_c(volfft::Options{}));
+      o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}));
       if (kind != VOLFFT_C2C && kind != VOLFFT_R2C)
         throw volfft::Error("volfft: kind must be VOLFFT_C2C or VOLFFT_R2C; got " + std::to_string(kind));
       if (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT)

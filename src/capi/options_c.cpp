@@ -1,0 +1,57 @@
+#include "capi/options_c.hpp"
+
+namespace volfft::capi {
+
+volfft_options to_c(const Options& o) {
+  volfft_options c{};
+  c.grid[0] = o.grid[0], c.grid[1] = o.grid[1];
+  c.engine = static_cast<int>(o.engine);
+  c.layout = static_cast<int>(o.layout);
+  c.effort = static_cast<int>(o.effort);
+  c.scale_backward = o.scale_backward ? 1 : 0;
+  c.rank_order = o.rank_order.empty() ? nullptr : o.rank_order.data();
+  c.rank_order_length = static_cast<int>(o.rank_order.size());
+  c.workspace = o.workspace;
+  c.workspace_bytes = o.workspace_bytes;
+  c.planes = o.planes;
+  c.max_in_flight = o.max_in_flight;
+  c.pipeline_p2p = o.pipeline_p2p ? 1 : 0;
+  c.map_file = o.map_file.empty() ? nullptr : o.map_file.c_str();
+  c.coordinate = o.coordinate.empty() ? nullptr : o.coordinate.data();
+  c.coordinate_length = static_cast<int>(o.coordinate.size());
+  c.backend = static_cast<int>(o.backend);
+  c.threads = o.threads;
+  c.ranks_per_node = o.ranks_per_node;
+  c.spectral_ndim = static_cast<int>(o.spectral_shape.size());
+  c.spectral_shape = o.spectral_shape.empty() ? nullptr : o.spectral_shape.data();
+  c.wisdom_file = o.wisdom_file.empty() ? nullptr : o.wisdom_file.c_str();
+  c.verbose = o.verbose ? 1 : 0;
+  return c;
+}
+
+Options from_c(const volfft_options& c) {
+  Options o;
+  o.grid = {c.grid[0], c.grid[1]};
+  o.engine = static_cast<Engine>(c.engine);
+  o.layout = static_cast<Layout>(c.layout);
+  o.effort = static_cast<Effort>(c.effort);
+  o.backend = static_cast<Backend>(c.backend);
+  o.scale_backward = c.scale_backward != 0;
+  o.planes = c.planes;
+  o.max_in_flight = c.max_in_flight;
+  o.pipeline_p2p = c.pipeline_p2p != 0;
+  o.threads = c.threads;
+  o.ranks_per_node = c.ranks_per_node;
+  if (c.rank_order && c.rank_order_length > 0) o.rank_order.assign(c.rank_order, c.rank_order + c.rank_order_length);
+  if (c.spectral_shape && c.spectral_ndim > 0)
+    o.spectral_shape.assign(c.spectral_shape, c.spectral_shape + c.spectral_ndim);
+  if (c.map_file) o.map_file = c.map_file;
+  if (c.coordinate && c.coordinate_length > 0) o.coordinate.assign(c.coordinate, c.coordinate + c.coordinate_length);
+  if (c.wisdom_file) o.wisdom_file = c.wisdom_file;
+  o.verbose = c.verbose != 0;
+  o.workspace = c.workspace;
+  o.workspace_bytes = c.workspace_bytes;
+  return o;
+}
+
+}  // namespace volfft::capi
