@@ -5,8 +5,6 @@ import without MPI. The distributed transforms (:class:`volfft.Plan`) need the c
 extension and mpi4py; they are loaded on first use so that ``import volfft.mapping`` works on a
 login node without MPI.
 """
-from __future__ import annotations
-
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -18,6 +16,11 @@ _LAZY = {
     "VolfftError": "volfft.plan",
     "MpiError": "volfft.plan",
 }
+
+
+def __dir__():
+    # The lazily loaded names too, so that completion and help() show Plan, scatter, gather...
+    return sorted(set(globals()) - {"annotations"} | set(_LAZY))
 
 
 def __getattr__(name: str):

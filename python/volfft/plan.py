@@ -29,6 +29,9 @@ __all__ = ["Plan", "describe", "plan_options", "scatter", "gather", "VolfftError
 #: Raised for invalid argument values (a subclass of ValueError). Wrong types raise TypeError.
 VolfftError = native().VolfftError  # bad arguments (a ValueError), raised on every rank alike
 MpiError = native().MpiError  # a failed MPI call (a RuntimeError), on the ranks where it failed
+# Shown (tracebacks, repr) where users import them from: volfft.VolfftError, volfft.MpiError.
+for _error in (VolfftError, MpiError):
+    _error.__module__ = "volfft"
 
 _KINDS = ("c2c", "r2c")
 

@@ -86,3 +86,13 @@ def test_plan_options_come_from_the_library_table():
     assert options["engine"]["names"][:2] == ["auto", "alltoallv"]
     assert options["threads"]["default"] == "1"
     assert options["wisdom_file"]["agreed"] is True
+
+
+def test_public_names_are_visible_and_errors_named_by_the_package():
+    _native_or_skip()
+    # Completion and help() see the lazily loaded names; tracebacks say volfft.VolfftError.
+    for name in ("Plan", "scatter", "gather", "describe", "plan_options", "VolfftError", "MpiError"):
+        assert name in dir(volfft)
+    assert "annotations" not in dir(volfft)
+    assert volfft.VolfftError.__module__ == "volfft" and volfft.MpiError.__module__ == "volfft"
+    assert repr(volfft.VolfftError) == "<class 'volfft.VolfftError'>"
