@@ -23,6 +23,14 @@ step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 test -f "$prefix/include/volfft/plan.hpp" && test -f "$prefix/include/volfft/volfft.h"
 
+# The installed volfft-bench starts from the new prefix (its run path is relative to itself).
+if [ -x "$prefix/bin/volfft-bench" ]; then
+  step "$prefix/bin/volfft-bench --help"
+  env -u LD_LIBRARY_PATH "$prefix/bin/volfft-bench" --help > "$work/bench-help.log" 2>&1 || true
+  grep -q "^usage: volfft-bench" "$work/bench-help.log" ||
+    { cat "$work/bench-help.log"; echo "the installed volfft-bench does not start"; exit 1; }
+fi
+
 examples=$source/examples
 case $mode in
   cmake)
@@ -57,9 +65,8 @@ case $mode in
     fi
     "$mpicxx" -std=c++17 -o "$work/pc_cpp" "$examples/cpp_example.cpp" $flags
     "$mpicc" -o "$work/pc_c" "$examples/c_example.c" $flags -lm
-    # Nothing in the flags sets a run path: the loader is told where the prefix is.
-    export LD_LIBRARY_PATH=$prefix/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    mpiexec+=(-x LD_LIBRARY_PATH)
+    # The flags carry a run path into the prefix: the programs start without LD_LIBRARY_PATH.
+    unset LD_LIBRARY_PATH
     programs=("$work/pc_cpp" "$work/pc_c")
     ;;
   *)
