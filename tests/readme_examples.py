@@ -20,3 +20,18 @@ if run.returncode != 0:
     print("README's Python example failed:\n" + run.stdout + run.stderr)
     sys.exit(1)
 print("README examples match examples/, and the Python example runs")
+
+# Every command the docs show runs as shown on a fresh machine, root or not, with more ranks than
+# cores: launches go through scripts/mpirun.sh, not a bare mpirun (docs/cluster.md's mpirun
+# lines are the emulated cluster's own, shown as what `tools.vcluster mpirun` runs).
+bare = []
+for doc in [root / "README.md", *sorted((root / "docs").glob("**/*.md")), *sorted((root / "docs").glob("**/*.py"))]:
+    if doc.name == "cluster.md":
+        continue
+    for number, line in enumerate(doc.read_text().splitlines(), 1):
+        if re.match(r"\s*(\$ )?(mpirun|mpiexec) ", line):
+            bare.append(f"{doc.relative_to(root)}:{number}: {line.strip()}")
+if bare:
+    print("commands that use a bare mpirun (use scripts/mpirun.sh):\n" + "\n".join(bare))
+    sys.exit(1)
+print("docs launch MPI jobs through scripts/mpirun.sh")

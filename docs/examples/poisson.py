@@ -8,10 +8,10 @@ k = 0, is set to zero). The real-to-complex transform halves the work; ``plan.wa
 gives the frequencies of whatever this rank holds, in whatever memory order, so the solver never
 looks at the decomposition.
 
-Run::
+Run (scripts/mpirun.sh is mpirun with Open MPI's consent to root and to more ranks than cores)::
 
-    mpirun -n 2 python docs/examples/poisson.py            # 32^3 on 2 ranks
-    mpirun -n 4 python docs/examples/poisson.py --n 30 27 20 --grid 2 2
+    scripts/mpirun.sh -n 2 python3 docs/examples/poisson.py            # 32^3 on 2 ranks
+    scripts/mpirun.sh -n 4 python3 docs/examples/poisson.py --n 30 27 20 --grid 2x2
 """
 from __future__ import annotations
 
@@ -68,12 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs=3, default=(32, 32, 32), metavar=("N0", "N1", "N2"),
                         help="grid points per axis (at least 9 to resolve the solution)")
-    parser.add_argument("--grid", type=int, nargs=2, default=None, metavar=("P0", "P1"),
-                        help="process grid (default: automatic)")
+    parser.add_argument("--grid", default="auto", metavar="P0xP1",
+                        help="process grid, as everywhere in volfft: 2x2, 4x1 or auto (default)")
     parser.add_argument("--tolerance", type=float, default=1e-10)
     args = parser.parse_args(argv)
     comm = MPI.COMM_WORLD
-    error = solve(comm, tuple(args.n), tuple(args.grid) if args.grid else "auto")
+    error = solve(comm, tuple(args.n), args.grid)
     if comm.rank == 0:
         print(f"poisson: n={tuple(args.n)} ranks={comm.size} max error={error:.3e} "
               f"({'ok' if error < args.tolerance else 'FAILED'})")
