@@ -2,7 +2,8 @@
 // the serial reference's numbers and the unthreaded plan's numbers, with every backend of this
 // build and with engines that pack (alltoallv, pipelined) and that copy through shared memory
 // (node). Shapes are large enough that the copies and FFTs really run threaded. Bad thread
-// counts and unavailable backends are refused with a message. Run at np 1, 2, 3 and 4.
+// counts and unavailable backends are refused with a message. Run at np 1-4, and with --quick
+// (half-size shapes) at np 5.
 #include <cstdio>
 
 #include "mpi/transform_check.hpp"
@@ -27,7 +28,10 @@ double relative_difference(MPI_Comm comm, const std::vector<C>& a, const std::ve
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run_mpi_test(argc, argv, [](int rank, int size) {
+  // --quick: half-size shapes (the odd process counts run oversubscribed, threads included).
+  bool quick = false;
+  for (int k = 1; k < argc; ++k) quick = quick || std::string(argv[k]) == "--quick";
+  return run_mpi_test(argc, argv, [quick](int rank, int size) {
     (void)rank;
     std::vector<Backend> backends = {Backend::fftw, Backend::automatic};
     if (have_backend(Backend::ducc0)) {
@@ -39,23 +43,34 @@ int main(int argc, char** argv) {
       std::vector<Index> n;
       Kind kind;
     };
-    const std::vector<Shape> shapes = {{{128, 64, 64}, Kind::c2c}, {{96, 40, 70}, Kind::r2c},
-                                       {{512, 384}, Kind::c2c}, {{7, 9, 11}, Kind::r2c}};
-    const std::vector<std::array<int, 2>> grids = {{size, 1}, {0, 0}};
+    std::vector<Shape> shapes = {{{128, 64, 64}, Kind::c2c}, {{96, 40, 70}, Kind::r2c},
+                                 {{512, 384}, Kind::c2c}, {{7, 9, 11}, Kind::r2c}};
+    if (quick)
+      shapes = {{{64, 32, 32}, Kind::c2c}, {{48, 20, 35}, Kind::r2c}, {{256, 192}, Kind::c2c}, {{7, 9, 11}, Kind::r2c}};
+    // Slabs, and the most nearly square pencil grid p0 x p1 = size (p0 the largest divisor of
+    // size with p0 * p0 <= size): 2x2 at np 4, 2x3 at np 6, 1 x size at a prime count.
+    int p0 = 1;
+    for (int d = 1; d * d <= size; ++d)
+      if (size % d == 0) p0 = d;
+    const std::array<int, 2> pencils{p0, size / p0};
+    std::vector<std::array<int, 2>> grids = {{size, 1}};
+    if (pencils != grids.front()) grids.push_back(pencils);  // np 1: one grid
     int cases = 0;
     for (Engine engine : {Engine::alltoallv, Engine::node, Engine::pipelined})
       for (Backend backend : backends)
         for (const Shape& s : shapes)
           for (auto g : grids) {
-            if (s.n.size() == 2 && g[0] == 0) continue;  // 2-D: slabs only
-            if (engine == Engine::pipelined && g[0] == 0) continue;  // keep the run short
+            const bool pencil = g != grids.front();
+            if (s.n.size() == 2 && pencil) continue;  // 2-D: slabs only
+            if (engine == Engine::pipelined && pencil) continue;  // keep the run short
             Options o;
             o.engine = engine;
             o.backend = backend;
             o.effort = Effort::estimate;
-            o.grid = g[0] == 0 ? std::array<int, 2>{size >= 4 ? 2 : 1, size >= 4 ? size / 2 : size} : g;
-            const std::string base = shape_text(s.n, s.kind, "double") + " " + to_string(engine) +
-                                     " backend " + to_string(backend);
+            o.grid = g;
+            const std::string base = shape_text(s.n, s.kind, "double") + " grid " + std::to_string(g[0]) + "x" +
+                                     std::to_string(g[1]) + " " + to_string(engine) + " backend " +
+                                     to_string(backend);
             o.threads = 1;
             const auto serial = check_transform<double>(MPI_COMM_WORLD, s.n, s.kind, o, base + " threads 1");
             ++cases;
