@@ -52,6 +52,7 @@ struct Args {
   std::vector<Engine> engines;
   Layout layout = Layout::transposed;
   Effort effort = Effort::measure;
+  int tune = 0;                 // --tune SECONDS: time candidate grids/engines (0 = by rule)
   int iters = 10, warmup = 2;
   std::vector<int> planes{-1};  // pipelined engine: planes per chunk (-1 = automatic)
   std::vector<Index> pad;       // --pad: the real grid; the positional sizes are then the spectral box
@@ -72,6 +73,7 @@ std::string usage() {
   return "usage: volfft-bench c2c|r2c double|float n0 n1 [n2] [--grid p0xp1|auto|all]\n"
          "       [--engine " + names + "|all] [--layout transposed|natural]\n" + lines +
          "       [--effort estimate|measure|patient] [--iters K] [--warmup W] [--json FILE]\n"
+         "       [--tune SECONDS] (an auto grid/engine is timed for up to SECONDS; default 0: by rule)\n"
          "       [--planes K[,K...]|auto|all] (engine pipelined)\n"
          "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
          "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
@@ -109,6 +111,7 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--engine") engine = value("--engine");
     else if (s == "--layout") a.layout = parse_layout(value("--layout"));
     else if (s == "--effort") a.effort = parse_effort(value("--effort"));
+    else if (s == "--tune") a.tune = to_int("--tune", value("--tune"));
     else if (s == "--iters") a.iters = to_int("--iters", value("--iters"));
     else if (s == "--warmup") a.warmup = to_int("--warmup", value("--warmup"));
     else if (s == "--json") a.json = value("--json");
@@ -204,6 +207,8 @@ struct DirectionResult {
 struct RunResult {
   std::array<int, 2> grid{};
   Engine engine{};
+  const char* grid_choice = "given";    // "given", "by rule" or "measured"
+  const char* engine_choice = "given";
   int planes = -1;
   std::vector<int> output_order;
   double plan_seconds = 0;
@@ -239,6 +244,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   o.engine = engine;
   o.layout = a.layout;
   o.effort = a.effort;
+  o.tune = a.tune;
   RunResult r;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
@@ -246,6 +252,10 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   r.plan_seconds = max_over(MPI_Wtime() - t0);
   r.grid = plan.grid();
   r.engine = plan.engine();
+  // How each was decided, for the report: given, by rule, or measured (tuned).
+  const bool tuned = !plan.tuning_report().empty();
+  r.grid_choice = grid != std::array<int, 2>{0, 0} ? "given" : tuned ? "measured" : "by rule";
+  r.engine_choice = engine != Engine::automatic ? "given" : tuned ? "measured" : "by rule";
   r.planes = planes;
   r.output_order = plan.output_order();
   r.workspace = plan.workspace_bytes();
@@ -460,8 +470,9 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       std::string order;
       for (int x : b.output_order) order += std::to_string(x);
-      std::printf("\n%sgrid %s (%s), engine %s, output memory order (%s)\n", results.size() > 1 ? "best: " : "",
-                  grid_text(b.grid).c_str(), b.grid[1] == 1 ? "slab" : "pencil", to_string(b.engine), order.c_str());
+      std::printf("\n%sgrid %s (%s, %s), engine %s (%s), output memory order (%s)\n", results.size() > 1 ? "best: " : "",
+                  grid_text(b.grid).c_str(), b.grid[1] == 1 ? "slab" : "pencil", b.grid_choice, to_string(b.engine),
+                  b.engine_choice, order.c_str());
       std::printf("  plan %.3f s, workspace %.1f MiB/rank, peak RSS %.1f MiB/rank\n", b.plan_seconds,
                   b.workspace / 1048576.0, rss / 1048576.0);
       std::printf("  verify: plane-wave forward max error %.2e, round-trip max error %.2e: %s\n",

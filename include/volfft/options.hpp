@@ -83,10 +83,15 @@ struct Options {
   /// Collective; every coordinate must appear exactly once. Exclusive with rank_order.
   std::string map_file;
   std::vector<int> coordinate;
-  /// Autotuning (Effort::measure or patient, with grid and/or engine automatic): the planner
-  /// times the candidates and keeps the fastest, the same on every rank. `wisdom_file` (or the
-  /// environment variable VOLFFT_WISDOM) is a JSON file of earlier choices, read before
-  /// measuring and updated after; `verbose` prints the candidate table on rank 0.
+  /// Autotuning. With `tune` = 0 (the default) an automatic grid or engine is chosen by rule
+  /// (docs/conventions.md), which costs nothing. With `tune` = N > 0 seconds and the grid
+  /// and/or engine automatic, the planner times the candidates, simplest first, for about N
+  /// seconds at most, and keeps the fastest, preferring the simpler of candidates whose times
+  /// lie within the measured noise of each other; the same on every rank (effort patient adds
+  /// the candidates that rarely win). `wisdom_file` (or the environment variable VOLFFT_WISDOM)
+  /// is a JSON file of earlier choices, read before measuring and updated after; `verbose`
+  /// prints the candidate table on rank 0.
+  int tune = 0;
   std::string wisdom_file;
   bool verbose = false;
   /// Optional user-owned workspace; nullptr = the plan allocates its own. When given it must

@@ -59,6 +59,7 @@ typedef struct {
   int ranks_per_node;     /* engine node: pretend nodes of this many ranks; 0 = real nodes */
   int spectral_ndim;      /* padded transforms: 0, or ndim entries in spectral_shape */
   const int64_t* spectral_shape;
+  int tune;               /* seconds the planner may spend timing grids/engines; 0 = by rule */
   const char* wisdom_file; /* NULL, or the tuner's wisdom file (also VOLFFT_WISDOM) */
   int verbose;            /* nonzero: the tuner prints its candidate table on rank 0 */
 } volfft_options;

@@ -298,17 +298,21 @@ class Plan:
         ``complex128`` -> double, ``float32`` or ``complex64`` -> single).
     kind : {"c2c", "r2c"}
         Complex-to-complex, or real-to-complex forward with complex-to-real backward.
-    grid : "auto" or (p0, p1)
-        Process grid (``"auto"``: chosen by the library, by measuring with
-        ``effort="measure"``); ``p1 == 1`` is the slab decomposition, otherwise pencils. ``p0 * p1``
+    grid : "auto", "p0xp1" or (p0, p1)
+        Process grid (``"auto"``: chosen by rule, or by timing with ``tune``); ``p1 == 1`` is
+        the slab decomposition, otherwise pencils. ``p0 * p1``
         must equal ``comm.size``; 2-D arrays take slabs only, ``(comm.size, 1)``.
     engine : {"auto", "alltoallv", "alltoall", "alltoallw", "p2p", "pipelined", "persistent", "node"}
-        Exchange strategy (docs/conventions.md). With ``"auto"`` and ``effort="measure"`` or
-        ``"patient"`` the library times the candidates and keeps the fastest.
+        Exchange strategy (docs/conventions.md). ``"auto"`` is ``"alltoallv"``, or with ``tune``
+        the fastest candidate.
     layout : {"transposed", "natural"}
         Memory order of the forward output: the fastest one (default), or C order.
     effort : {"estimate", "measure", "patient"}
         FFTW planner effort.
+    tune : int, default 0
+        Seconds the planner may spend timing candidate grids and engines when ``grid`` or
+        ``engine`` is ``"auto"`` (simplest first; the fastest is kept, the simpler one within
+        the noise); 0 chooses by rule and times nothing (docs/overlap.md#autotuning).
     scale_backward : bool, default True
         Scale :meth:`backward` by ``1/N`` (numpy's default ``norm="backward"``).
     placement : None, volfft.mapping.Placement or sequence of int

@@ -146,7 +146,13 @@ class FftwBatch final : public FftBatch {
     const unsigned flags = effort_flags(effort);
     PlannerThreads<Api> planner(threads);
     primary_ = make(g, dims, loops, plan_in, plan_out, flags);
-    if (fallback) unaligned_ = make(g, dims, loops, plan_in, plan_out, flags | FFTW_UNALIGNED);
+    // The fallback serves arrays whose alignment (FFTW's alignment_of: the address modulo 16)
+    // differs from the scratch's, e.g. numpy views at an odd 8-byte offset; malloc'ed and
+    // numpy arrays are 16-byte aligned and use the primary plan. Measuring it too doubled
+    // plan time (FFTW_MEASURE dominates planning) for a rare path, so it is estimated unless
+    // the effort is patient.
+    const unsigned fallback_flags = effort == Effort::patient ? flags : FFTW_ESTIMATE;
+    if (fallback) unaligned_ = make(g, dims, loops, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
   }
 
   ~FftwBatch() override {

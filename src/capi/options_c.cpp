@@ -24,6 +24,7 @@ volfft_options to_c(const Options& o) {
   c.ranks_per_node = o.ranks_per_node;
   c.spectral_ndim = static_cast<int>(o.spectral_shape.size());
   c.spectral_shape = o.spectral_shape.empty() ? nullptr : o.spectral_shape.data();
+  c.tune = o.tune;
   c.wisdom_file = o.wisdom_file.empty() ? nullptr : o.wisdom_file.c_str();
   c.verbose = o.verbose ? 1 : 0;
   return c;
@@ -47,6 +48,7 @@ Options from_c(const volfft_options& c) {
     o.spectral_shape.assign(c.spectral_shape, c.spectral_shape + c.spectral_ndim);
   if (c.map_file) o.map_file = c.map_file;
   if (c.coordinate && c.coordinate_length > 0) o.coordinate.assign(c.coordinate, c.coordinate + c.coordinate_length);
+  o.tune = c.tune;
   if (c.wisdom_file) o.wisdom_file = c.wisdom_file;
   o.verbose = c.verbose != 0;
   o.workspace = c.workspace;

@@ -28,15 +28,19 @@ std::string describe_candidate(const Candidate& c) {
   return s;
 }
 
-std::vector<Candidate> candidates(int size, const std::vector<std::int64_t>& shape, const Options& o) {
+// Simplest first: the rule's grid before the others, engines in the catalogue's order
+// (alltoallv first). The order breaks ties inside the noise and decides what a time budget
+// reaches.
+std::vector<Candidate> candidates(int size, const std::vector<std::int64_t>& shape, Kind kind, const Options& o) {
   std::vector<std::array<int, 2>> grids;
   if (o.grid[0] != 0 || o.grid[1] != 0) {
     grids.push_back(o.grid);
   } else if (shape.size() == 2) {
     grids.push_back({size, 1});
   } else {
+    grids.push_back(core::choose_grid(size, shape, kind));
     for (int p0 = size; p0 >= 1; --p0)
-      if (size % p0 == 0) grids.push_back({p0, size / p0});
+      if (size % p0 == 0 && std::array<int, 2>{p0, size / p0} != grids.front()) grids.push_back({p0, size / p0});
   }
   std::vector<Engine> engines;
   if (o.engine != Engine::automatic) {
@@ -101,7 +105,12 @@ std::string workspace_problem(MPI_Comm comm, const std::vector<std::int64_t>& sh
   return all_fit ? "" : "needs more than the given workspace of " + std::to_string(base.workspace_bytes) + " bytes";
 }
 
-double time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
+struct Timing {
+  double median = 0, spread = 0;  // of the repetitions' times (each the maximum over ranks)
+  double noise = 0;               // test noise added on this rank (counts against the budget)
+};
+
+Timing time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
                       const Options& base, const Candidate& c, int index) {
   Options o = with(base, c);
   o.effort = Effort::estimate;  // candidates are compared, not kept: plan them quickly
@@ -119,18 +128,22 @@ double time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kin
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::vector<double> times;
+  Timing timing;
   for (int it = -1; it < 3; ++it) {
     MPI_Barrier(comm);
     const double t0 = MPI_Wtime();
     plan.forward_raw(in.p, out.p);
     plan.backward_raw(out.p, back.p);
-    double dt = MPI_Wtime() - t0 + noise(rank, index * 16 + it + 1);
+    const double extra = noise(rank, index * 16 + it + 1);
+    timing.noise += extra;
+    double dt = MPI_Wtime() - t0 + extra;
     double worst = dt;
     MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
     if (it >= 0) times.push_back(worst);
   }
   std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  timing.median = times[times.size() / 2], timing.spread = times.back() - times.front();
+  return timing;
 }
 
 }  // namespace
@@ -138,7 +151,7 @@ double time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kin
 bool wants_tuning(int comm_size, const Options& o) {
   const bool automatic_grid = o.grid[0] == 0 && o.grid[1] == 0;
   const bool automatic_engine = o.engine == Engine::automatic;
-  return comm_size > 1 && o.effort != Effort::estimate && (automatic_grid || automatic_engine);
+  return comm_size > 1 && o.tune > 0 && (automatic_grid || automatic_engine);
 }
 
 Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
@@ -169,13 +182,30 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
       if (rank == 0) std::fprintf(stderr, "%s\n", message.c_str());
     }
   }
-  auto list = candidates(size, shape, options);
+  auto list = candidates(size, shape, kind, options);
   std::vector<std::string> backed_out(list.size());
+  std::vector<Timing> timing(list.size());
+  // The budget is checked on the slowest rank's clock (agreed), so every rank stops together.
+  const double start = MPI_Wtime();
+  double noise_so_far = 0;  // VOLFFT_TUNE_NOISE pretends a slower machine: the budget sees it
+  std::size_t timed = 0;
   for (std::size_t k = 0; k < list.size(); ++k) {
+    if (k > 0) noise_so_far += timing[k - 1].noise;
+    double elapsed = MPI_Wtime() - start + noise_so_far, slowest = elapsed;
+    MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (k > 0 && slowest > options.tune) {
+      for (std::size_t j = k; j < list.size(); ++j) {
+        backed_out[j] = "not timed: the budget of tune=" + std::to_string(options.tune) + " s was spent";
+        list[j].seconds = std::numeric_limits<double>::infinity();
+      }
+      break;
+    }
+    ++timed;
     try {
       backed_out[k] = workspace_problem(comm, shape, kind, precision, options, list[k]);
       if (backed_out[k].empty())
-        list[k].seconds = time_candidate(comm, shape, kind, precision, options, list[k], static_cast<int>(k));
+        timing[k] = time_candidate(comm, shape, kind, precision, options, list[k], static_cast<int>(k));
+      list[k].seconds = timing[k].median;
     } catch (const Error& e) {
       // An engine that does not apply to this problem backs out (on every rank alike: the
       // candidate plan agreed on its applicability).
@@ -183,23 +213,35 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
     }
     if (!backed_out[k].empty()) list[k].seconds = std::numeric_limits<double>::infinity();
   }
-  // Every rank holds the same reduced times, so the same (first) minimum.
-  std::size_t b = 0;
+  // Every rank holds the same reduced times, so the same choice: the fastest, unless a simpler
+  // candidate (earlier in the list) lies within the noise of it: within the fastest's spread
+  // over its repetitions, and at least 5%. Identical runs then settle on the same simple choice
+  // instead of flipping between near-equal ones.
+  std::size_t fastest = 0;
   for (std::size_t k = 1; k < list.size(); ++k)
-    if (list[k].seconds < list[b].seconds) b = k;
+    if (list[k].seconds < list[fastest].seconds) fastest = k;
+  const double tolerance = std::max(0.05, timing[fastest].spread / std::max(list[fastest].seconds, 1e-300));
+  std::size_t b = fastest;
+  for (std::size_t k = 0; k < fastest; ++k)
+    if (list[k].seconds <= list[fastest].seconds * (1 + tolerance)) {
+      b = k;
+      break;
+    }
   best = list[b];
-  table << "volfft autotune: " << list.size() << " candidates, forward+backward ms (median of 3, max over ranks)\n";
+  table << "volfft autotune: " << timed << " of " << list.size()
+        << " candidates timed (tune=" << options.tune << " s), forward+backward ms (median of 3, max over ranks)\n";
   std::vector<std::size_t> order(list.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return list[x].seconds < list[y].seconds; });
   for (std::size_t k : order) {
-    char line[160];
+    char line[200];
     if (!backed_out[k].empty()) {
       table << "  " << describe_candidate(list[k]) << ": left out (" << backed_out[k] << ")\n";
       continue;
     }
-    std::snprintf(line, sizeof line, "  %-34s %10.3f%s\n", describe_candidate(list[k]).c_str(), list[k].seconds * 1e3,
-                  k == b ? "  <- chosen" : "");
+    const char* mark = k != b ? "" : b == fastest ? "  <- chosen" : "  <- chosen (simpler, within the noise of the fastest)";
+    std::snprintf(line, sizeof line, "  %-34s %10.3f  +-%6.3f%s\n", describe_candidate(list[k]).c_str(),
+                  list[k].seconds * 1e3, timing[k].spread * 1e3 / 2, mark);
     table << line;
   }
   report = table.str();

@@ -38,8 +38,16 @@ std::string wisdom_path() {
 
 int main(int argc, char** argv) {
   return volfft_test::run_mpi_test(argc, argv, [](int rank, int size) {
-    Options o;  // grid, engine, planes automatic; effort measure: tunes when size > 1
+    Options o;  // grid, engine, planes automatic; tune > 0: measures when size > 1
+    o.tune = 600;
     const std::vector<std::int64_t> shape{12, 10, 9};
+
+    // 0. The default (tune 0) chooses by rule, without timing anything.
+    {
+      Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, Options{});
+      CHECK_MSG(plan.tuning_report().empty(), plan.tuning_report());
+      CHECK(plan.engine() == Engine::alltoallv);
+    }
 
     // 1. Per-rank noise (up to 50 ms, larger than the differences measured): same choice.
     setenv("VOLFFT_TUNE_NOISE", "0.05", 1);
@@ -99,11 +107,27 @@ int main(int argc, char** argv) {
     }
     if (rank == 0) std::remove(path.c_str());
 
+    // 5. A budget: with tune = 1 s and noise of 0.6 s per timing (four timings a candidate),
+    //    the first candidate spends it; the rest are reported as not timed, and the choice is
+    //    still the same everywhere.
+    setenv("VOLFFT_TUNE_NOISE", "0.6", 1);
+    {
+      Options b;
+      b.tune = 1;
+      b.grid = {size, 1};
+      Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, b);
+      check_same_choice(plan, "tuning within a budget");
+      CHECK_MSG(plan.tuning_report().find("not timed: the budget of tune=1 s was spent") != std::string::npos,
+                plan.tuning_report());
+      CHECK_MSG(plan.tuning_report().find("volfft autotune: 1 of ") != std::string::npos, plan.tuning_report());
+    }
+    unsetenv("VOLFFT_TUNE_NOISE");
+
     // 4. A workspace of the user's, sized for the untuned plan: the tuner keeps to it (the
     //    pipelined engine needs a fourth buffer, so it never fits) and the plan uses at most it.
     {
       Options w;
-      w.effort = Effort::measure;
+      w.tune = 600;
       const std::size_t bytes = Plan::required_workspace_bytes(size, rank, shape, Kind::c2c, Precision::float64, w);
       std::vector<unsigned char> workspace(bytes);
       w.workspace = workspace.data(), w.workspace_bytes = bytes;

@@ -91,10 +91,12 @@ def test_pipelined_options(comm, planes, p2p):
 
 def test_autotune_report_and_wisdom(comm, tmp_path_factory):
     path = comm.bcast(str(tmp_path_factory.mktemp("wisdom") / "w.json") if comm.rank == 0 else None)
-    with volfft.Plan(comm, (8, 8, 8), wisdom_file=path) as plan:
+    with volfft.Plan(comm, (8, 8, 8), wisdom_file=path, tune=600) as plan:
         report = plan.tuning_report()
         assert (report == "") == (SIZE == 1)
-    with volfft.Plan(comm, (8, 8, 8), wisdom_file=path) as plan:
+    with volfft.Plan(comm, (8, 8, 8), tune=0) as plan:
+        assert plan.tuning_report() == ""  # the default: chosen by rule, nothing timed
+    with volfft.Plan(comm, (8, 8, 8), wisdom_file=path, tune=600) as plan:
         if SIZE > 1:
             assert "from wisdom file" in plan.tuning_report()
 
