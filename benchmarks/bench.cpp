@@ -5,7 +5,9 @@
 //          [--engine E|auto|all] [--layout transposed|natural] [--effort E] [--iters K]
 //          [--warmup W] [--json FILE] [--compare fftw-mpi[,fftw-serial][,fftw-threads]]
 #include <mpi.h>
+#include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -416,6 +418,27 @@ void json_direction(std::ostream& os, const DirectionResult& d, double gflop) {
   os << "]}";
 }
 
+// Ranks x threads on a node beyond its cores share cores: timings then depend on the OS's
+// scheduling (ratios between runs of 0.7 to 4 are common), which the reader must know.
+void warn_if_oversubscribed(int threads) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_node = 1, rank = 0;
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+  if (cores <= 0) cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  int crowded = on_node * threads > cores ? 1 : 0, any = 0;
+  MPI_Allreduce(&crowded, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any && rank == 0)
+    std::printf("warning: %d rank(s) x %d thread(s) share a node with %d cores (oversubscribed): timings and "
+                "ratios are unreliable; use at most one rank-thread per core for measurements\n",
+                on_node, threads, cores);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -434,6 +457,7 @@ int main(int argc, char** argv) {
                   a.pad.empty() ? "" : (" padded to " + shape_text(a.pad)).c_str(), size, a.threads,
                   to_string(a.backend), to_string(a.layout), to_string(a.effort), a.scale ? "scaled 1/N" : "unscaled",
                   a.iters);
+    warn_if_oversubscribed(a.threads);
     std::vector<RunResult> results;
     for (auto g : a.grids)
       for (Engine e : a.engines)
