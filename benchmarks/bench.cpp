@@ -390,8 +390,9 @@ std::string grid_text(std::array<int, 2> g) { return std::to_string(g[0]) + "x" 
 
 void print_direction(const char* title, const DirectionResult& d, double gflop) {
   const double total = median(d.times);
-  std::printf("  %-9s median %9.3f ms  min %9.3f ms  %7.2f GFlop/s\n", title, total * 1e3,
-              *std::min_element(d.times.begin(), d.times.end()) * 1e3, gflop / total);
+  std::printf("  %-9s median %9.3f ms  min %9.3f ms  max %9.3f ms  %7.2f GFlop/s\n", title, total * 1e3,
+              *std::min_element(d.times.begin(), d.times.end()) * 1e3,
+              *std::max_element(d.times.begin(), d.times.end()) * 1e3, gflop / total);
   // "hidden_X" phases (pipelined engine) are exchange time spent under computation: shown, not
   // added, since the computation that hid them is already counted.
   auto hidden = [&](std::size_t k) { return d.phase_names[k].rfind("hidden_", 0) == 0; };
@@ -403,7 +404,8 @@ void print_direction(const char* title, const DirectionResult& d, double gflop) 
     if (hidden(k))
       std::printf("    %-18s %9.3f ms  (exchange under compute, not in the total)\n", d.phase_names[k].c_str(), m * 1e3);
     else
-      std::printf("    %-18s %9.3f ms  %5.1f%%\n", d.phase_names[k].c_str(), m * 1e3, sum > 0 ? 100 * m / sum : 0.0);
+      std::printf("    %-18s %9.3f ms  %5.1f%% of the phases\n", d.phase_names[k].c_str(), m * 1e3,
+                  sum > 0 ? 100 * m / sum : 0.0);
   }
 }
 
@@ -497,6 +499,10 @@ int main(int argc, char** argv) {
       std::printf("\n%sgrid %s (%s, %s), engine %s (%s), output memory order (%s)\n", results.size() > 1 ? "best: " : "",
                   grid_text(b.grid).c_str(), b.grid[1] == 1 ? "slab" : "pencil", b.grid_choice, to_string(b.engine),
                   b.engine_choice, order.c_str());
+      std::printf("  (output memory order: the global axes from slowest to fastest in each rank's output array;\n"
+                  "   times: each iteration's maximum over ranks, then the median, min and max over iterations;\n"
+                  "   phases: fftA = FFTs along axes A, pack/exchange/unpack = the transposes, each phase's\n"
+                  "   median over iterations)\n");
       std::printf("  plan %.3f s, workspace %.1f MiB/rank, peak RSS %.1f MiB/rank\n", b.plan_seconds,
                   b.workspace / 1048576.0, rss / 1048576.0);
       std::printf("  verify: plane-wave forward max error %.2e, round-trip max error %.2e: %s\n",
@@ -523,7 +529,8 @@ int main(int argc, char** argv) {
       const double f = median(p.forward), bk = median(p.backward);
       const double vf = median(b.fwd.times), vb = median(b.bwd.times);
       std::printf("\n  %s (%s): forward %.3f ms, backward %.3f ms, plan %.3f s\n", name, p.mode.c_str(), f * 1e3, bk * 1e3, p.plan_seconds);
-      std::printf("  ratio volfft/%s: forward %.3f, backward %.3f, total %.3f\n", name, vf / f, vb / bk, (vf + vb) / (f + bk));
+      std::printf("  ratio volfft/%s: forward %.3f, backward %.3f, total %.3f (below 1: volfft is faster)\n", name,
+                  vf / f, vb / bk, (vf + vb) / (f + bk));
     };
     report("fftw-mpi", peer_mpi);
     report("fftw-serial", peer_serial);
