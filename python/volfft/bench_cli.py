@@ -57,7 +57,20 @@ def _phase_rows(report: Dict[str, Any], direction: str) -> List[tuple]:
     return [(str(p["name"]), float(p["ms"])) for p in section.get("phases", [])]
 
 
-def plot_phases(report: Dict[str, Any], path: str) -> None:
+def _pyplot():
+    """matplotlib.pyplot on the Agg backend, or RuntimeError saying how to get it."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise RuntimeError(
+            "volfft bench --plot needs matplotlib: pip install 'volfft[plot]'") from error
+    return plt
+
+
+def plot_phases(report: Dict[str, Any], path: str) -> Dict[str, float]:
     """Draw the driver's per-phase times as one stacked bar per direction.
 
     Parameters
@@ -68,15 +81,13 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
         {"forward_median_ms", "backward_median_ms"}}}``.
     path : str
         PNG file to write.
-    """
-    try:
-        import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as error:
-        raise RuntimeError(
-            "volfft bench --plot needs matplotlib: pip install 'volfft[plot]'") from error
+    Returns
+    -------
+    dict
+        The height of volfft's bar per direction (ms): the median time of a call, as labelled.
+    """
+    plt = _pyplot()
 
     directions = [d for d in ("forward", "backward") if _phase_rows(report, d)]
     if not directions:
@@ -93,15 +104,22 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
     fig, ax = plt.subplots(figsize=(6.4 + 1.2 * len(peers), 4.8))
     ticks, tick_labels = [], []
     x = 0.0
+    heights: Dict[str, float] = {}
     for d in directions:
+        # One statistic for every bar: its height is the median time of a whole call (as the
+        # peers' bars), split in the phases' shares of their summed medians. Stacking the
+        # phase medians themselves gave a height other than the median on the label.
+        rows = [(name, ms) for name, ms in _phase_rows(report, d) if not name.startswith("hidden_")]
+        phase_sum = sum(ms for _, ms in rows)
+        median = float((report.get(d) or {}).get("median_ms", phase_sum))
         bottom = 0.0
-        for name, ms in _phase_rows(report, d):
-            ax.bar(x, ms, bottom=bottom, color=colours(names.index(name) % 20),
+        for name, ms in rows:
+            height = ms / phase_sum * median if phase_sum > 0 else 0.0
+            ax.bar(x, height, bottom=bottom, color=colours(names.index(name) % 20),
                    edgecolor="white", linewidth=0.5)
-            bottom += ms
-        median = (report.get(d) or {}).get("median_ms")
-        if median is not None:
-            ax.annotate(f"{float(median):.3g} ms", (x, bottom), ha="center", va="bottom")
+            bottom += height
+        ax.annotate(f"{median:.3g} ms", (x, bottom), ha="center", va="bottom")
+        heights[d] = bottom
         ticks.append(x), tick_labels.append(f"volfft\n{d}")
         for peer, entry in peers.items():
             ms = entry.get(f"{d}_median_ms")
@@ -115,7 +133,7 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours(k % 20)) for k in range(len(names))]
     ax.set_xticks(ticks)
     ax.set_xticklabels(tick_labels)
-    ax.set_ylabel("time per call (ms, max over ranks)")
+    ax.set_ylabel("median time per call (ms, max over ranks);\nvolfft split by phase shares")
     config = report.get("config") or {}
     title = " ".join(str(config[k]) for k in ("kind", "precision") if k in config)
     if "shape" in config:
@@ -130,6 +148,7 @@ def plot_phases(report: Dict[str, Any], path: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+    return heights
 
 
 def _run_with_timeout(command: List[str], env: Dict[str, str],
@@ -195,6 +214,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except FileNotFoundError as error:
         print(error, file=sys.stderr)
         return 2
+    if options.plot:
+        try:  # before the benchmark runs, not after
+            _pyplot()
+        except RuntimeError as error:
+            print(error, file=sys.stderr)
+            return 2
     mpirun = _launch.find_mpirun(options.mpirun)
     if not mpirun:
         print("volfft bench: no mpirun on PATH; install Open MPI or MPICH, or pass --mpirun",

@@ -145,6 +145,30 @@ def test_user_json_is_kept_and_driver_failure_is_passed_on(fake_driver, tmp_path
     assert failed.returncode == 3 and "exited with status 3" in failed.stderr
 
 
+def test_plot_bars_have_the_height_of_their_label(tmp_path):
+    pytest.importorskip("matplotlib")
+    # Phase medians summing to 10 ms while the call's median is 8 ms: the bar is 8 ms tall, as
+    # its label says, split in the phases' shares; the hidden (overlapped) phase adds nothing.
+    report = {"forward": {"median_ms": 8.0, "phases": [{"name": "fft2", "ms": 4.0},
+                                                       {"name": "exchange_row", "ms": 6.0},
+                                                       {"name": "hidden_row", "ms": 3.0}]},
+              "backward": {"median_ms": 5.0, "phases": [{"name": "fft2", "ms": 5.0}]}}
+    heights = bench_cli.plot_phases(report, str(tmp_path / "p.png"))
+    assert heights == pytest.approx({"forward": 8.0, "backward": 5.0})
+
+
+def test_missing_matplotlib_is_found_before_the_benchmark_runs(fake_driver, tmp_path):
+    blocker = tmp_path / "no_matplotlib"
+    blocker.mkdir()
+    (blocker / "matplotlib.py").write_text("raise ImportError('matplotlib is not installed')\n")
+    path = os.pathsep.join(p for p in [str(blocker), os.environ.get("PYTHONPATH", "")] if p)
+    result = run_cli("-n", "1", "--bench", fake_driver, "c2c", "double", "8", "8", "8",
+                     "--plot", str(tmp_path / "p.png"), env_extra={"PYTHONPATH": path})
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "needs matplotlib" in result.stderr
+    assert "fake-bench args:" not in result.stdout  # the driver never ran
+
+
 def test_plot_without_phases_is_an_error(tmp_path):
     with pytest.raises(ValueError, match=r"the driver's JSON holds no phases to plot"):
         bench_cli.plot_phases({"config": {}}, str(tmp_path / "x.png"))
