@@ -4,6 +4,12 @@
 #
 #   tests/python/run_mpi_tests.sh [--np "1 2 3 4"] [--timeout SECONDS] [-- PYTEST ARGS...]
 #
+# The randomized differential test (test_random_differential.py) takes --seed, --cases and
+# --case (tests/python/mpi/conftest.py); a longer run, and the replay of one case:
+#
+#   tests/python/run_mpi_tests.sh --np 4 -- -k random --seed 7 --cases 500
+#   tests/python/run_mpi_tests.sh --np 4 -- -k random --seed 7 --case 123
+#
 # The volfft package must be importable: installed (pip install .), or a source checkout with
 # VOLFFT_EXTENSION_DIR naming the folder of a CMake-built _volfft*.so (the suite's conftest
 # finds build*/python/bindings by itself). Environment: PYTHON (default python3), MPIRUN

@@ -29,3 +29,20 @@ def comm():
     from mpi4py import MPI
 
     return MPI.COMM_WORLD
+
+
+# test_random_differential.py: which random cases run. The default seed and count are what CI
+# runs (about 10 s at np 4 on two cores); a longer run takes another seed and more cases, and a
+# failure names the --seed/--case pair that replays it alone.
+RANDOM_DEFAULT_SEED = 17
+RANDOM_DEFAULT_CASES = 400
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("volfft random differential test")
+    group.addoption("--seed", type=int, default=RANDOM_DEFAULT_SEED,
+                    help=f"seed of the random cases (default {RANDOM_DEFAULT_SEED})")
+    group.addoption("--cases", type=int, default=RANDOM_DEFAULT_CASES,
+                    help=f"number of random cases (default {RANDOM_DEFAULT_CASES})")
+    group.addoption("--case", type=int, default=None,
+                    help="run only this case of --seed (to replay a failure; needs the same np)")
