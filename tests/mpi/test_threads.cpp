@@ -29,8 +29,7 @@ double relative_difference(MPI_Comm comm, const std::vector<C>& a, const std::ve
 
 int main(int argc, char** argv) {
   // --quick: half-size shapes (the odd process counts run oversubscribed, threads included).
-  bool quick = false;
-  for (int k = 1; k < argc; ++k) quick = quick || std::string(argv[k]) == "--quick";
+  const bool quick = has_flag(argc, argv, "--quick");
   return run_mpi_test(argc, argv, [quick](int rank, int size) {
     (void)rank;
     std::vector<Backend> backends = {Backend::fftw, Backend::automatic};

@@ -146,12 +146,10 @@ std::string name(const std::vector<Index>& shape, Kind k, std::array<int, 2> g, 
 
 int main(int argc, char** argv) {
   // --quick: a short selection (used across emulated hosts, where every message is TCP).
-  bool quick = false;
-  for (int k = 1; k < argc; ++k) quick = quick || std::string(argv[k]) == "--quick";
+  const bool quick = has_flag(argc, argv, "--quick");
   return run_mpi_test(argc, argv, [quick](int rank, int size) {
-    std::vector<std::vector<Index>> shapes3 = {{8, 8, 8}, {7, 9, 11}, {1, 5, 6}, {5, 1, 3},
-                                               {3, 4, 2}, {64, 64, 64}, {2, 3, 1}};
-    std::vector<std::vector<Index>> shapes2 = {{8, 8}, {7, 9}, {1, 5}, {5, 1}, {3, 2}, {64, 64}, {13, 4}};
+    std::vector<std::vector<Index>> shapes3 = shared_shapes3();
+    std::vector<std::vector<Index>> shapes2 = shared_shapes2();
     if (quick) shapes3 = {{8, 8, 8}, {7, 9, 11}, {3, 4, 2}}, shapes2 = {{7, 9}};
     std::vector<Engine> engines = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p,
                                    Engine::pipelined};

@@ -141,4 +141,21 @@ inline std::string shape_text(const std::vector<Index>& shape, volfft::Kind kind
   return s + " " + volfft::to_string(kind) + " " + precision;
 }
 
+/// Whether `flag` (e.g. "--quick": a short selection, for oversubscribed or TCP runs) is among
+/// the program's arguments.
+inline bool has_flag(int argc, char** argv, const char* flag) {
+  for (int k = 1; k < argc; ++k)
+    if (std::string(argv[k]) == flag) return true;
+  return false;
+}
+
+/// The shapes the transform suites share: powers of two, primes, uneven sizes, axes of 1, and
+/// axes shorter than the process count.
+inline std::vector<std::vector<Index>> shared_shapes3() {
+  return {{8, 8, 8}, {7, 9, 11}, {1, 5, 6}, {5, 1, 3}, {3, 4, 2}, {64, 64, 64}, {2, 3, 1}};
+}
+inline std::vector<std::vector<Index>> shared_shapes2() {
+  return {{8, 8}, {7, 9}, {1, 5}, {5, 1}, {3, 2}, {64, 64}, {13, 4}};
+}
+
 }  // namespace volfft_test
