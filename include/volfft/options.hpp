@@ -25,7 +25,7 @@ enum class Engine {
   pipelined,  ///< FFTs of chunks of planes overlapped with their non-blocking exchanges
   persistent, ///< MPI-4 persistent MPI_Alltoallv_init, set up once per plan (where available)
   node,       ///< two-level: ranks sharing a node read each other's stage arrays directly from
-              ///< an MPI-3 shared-memory window (one strided copy); other nodes through MPI
+              ///< node shared memory (one strided copy); other nodes through MPI
 };
 
 /// Memory order of the forward output (x-pencils).

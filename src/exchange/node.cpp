@@ -1,6 +1,6 @@
 // Engine "node" (two-level exchange). Members of the group that share a node read each other's
 // blocks straight out of the partner's stage array, which lies in node shared memory (the plan
-// allocates its buffers there, see mpi/shared_window.hpp): one strided copy does the
+// allocates its buffers there, see mpi/shared_memory.hpp): one strided copy does the
 // pack, the transfer and the unpack. Members on other nodes exchange packed blocks with
 // persistent MPI_Send_init/MPI_Recv_init pairs, started before the shared-memory copies so that
 // both proceed together.
@@ -21,7 +21,7 @@
 #include <memory>
 
 #include "exchange/packer.hpp"
-#include "mpi/shared_window.hpp"
+#include "mpi/shared_memory.hpp"
 
 namespace volfft::exchange {
 namespace {

@@ -17,7 +17,7 @@
 #include "exchange/exchange.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
-#include "mpi/shared_window.hpp"
+#include "mpi/shared_memory.hpp"
 #include "plan/placement.hpp"
 #include "plan/program.hpp"
 #include "plan/stage_ops.hpp"

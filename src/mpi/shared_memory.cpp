@@ -1,4 +1,4 @@
-#include "mpi/shared_window.hpp"
+#include "mpi/shared_memory.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
