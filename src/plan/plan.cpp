@@ -6,14 +6,15 @@
 
 #include <algorithm>
 #include <array>
-#include <exception>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <new>
 #include <numeric>
 
 #include "backend/fft_batch.hpp"
 #include "core/blueprint.hpp"
+#include "core/user_axes.hpp"
 #include "exchange/exchange.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
@@ -21,7 +22,6 @@
 #include "plan/placement.hpp"
 #include "plan/program.hpp"
 #include "plan/stage_ops.hpp"
-#include "core/user_axes.hpp"
 #include "tune/autotune.hpp"
 #include "tune/wisdom.hpp"
 
@@ -334,7 +334,6 @@ std::array<int, 2> Plan::grid_position() const {
   if (bp.ndim == 2) return {bp.position[1], 0};
   return bp.position;
 }
-
 
 Box Plan::input_box() const { return core::user_box(impl_->bp.real_box, impl_->bp.ndim); }
 Box Plan::output_box() const { return core::user_box(impl_->bp.stages.back().box, impl_->bp.ndim); }
