@@ -209,7 +209,7 @@ struct DirectionResult {
 struct RunResult {
   std::array<int, 2> grid{};
   Engine engine{};
-  const char* grid_choice = "given";    // "given", "by rule" or "measured"
+  const char* grid_choice = "given";    // "given", "by rule", "measured" or "from wisdom"
   const char* engine_choice = "given";
   int planes = -1;
   std::vector<int> output_order;
@@ -254,10 +254,14 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   r.plan_seconds = max_over(MPI_Wtime() - t0);
   r.grid = plan.grid();
   r.engine = plan.engine();
-  // How each was decided, for the report: given, by rule, or measured (tuned).
-  const bool tuned = !plan.tuning_report().empty();
-  r.grid_choice = grid != std::array<int, 2>{0, 0} ? "given" : tuned ? "measured" : "by rule";
-  r.engine_choice = engine != Engine::automatic ? "given" : tuned ? "measured" : "by rule";
+  // How each was decided, for the report: given, by rule, measured (tuned), or read from a
+  // wisdom file of an earlier tuning.
+  const std::string& report = plan.tuning_report();
+  const char* automatic = report.empty()                                          ? "by rule"
+                          : report.find("from wisdom file") != std::string::npos ? "from wisdom"
+                                                                                  : "measured";
+  r.grid_choice = grid != std::array<int, 2>{0, 0} ? "given" : automatic;
+  r.engine_choice = engine != Engine::automatic ? "given" : automatic;
   r.planes = planes;
   r.output_order = plan.output_order();
   r.workspace = plan.workspace_bytes();

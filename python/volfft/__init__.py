@@ -20,7 +20,7 @@ _LAZY = {
 
 def __dir__():
     # The lazily loaded names too, so that completion and help() show Plan, scatter, gather...
-    return sorted(set(globals()) - {"annotations"} | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def __getattr__(name: str):

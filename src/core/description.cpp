@@ -19,7 +19,7 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
       d.shape.assign(bp.shape.begin() + (3 - ndim), bp.shape.end());
       d.kind = bp.kind;
       d.precision = bp.precision;
-      d.grid = bp.ndim == 2 ? std::array<int, 2>{bp.grid[1], 1} : bp.grid;
+      d.grid = core::user_grid(bp.grid, ndim);
       d.engine = bp.engine;
       d.layout = bp.layout;
       d.complex_bytes = bp.complex_bytes;

@@ -4,6 +4,7 @@
 // axes 0 and 1 and the slab grid P x 1, whose one exchange runs down the column.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,16 @@ inline Box user_box(const Box& b, int ndim) {
   u.lo = {b.lo[1], b.lo[2], 0};
   u.hi = {b.hi[1], b.hi[2], 1};
   return u;
+}
+
+/// The process grid p0 x p1 in the user's terms: a 2-D plan's internal 1 x P is the slab P x 1.
+inline std::array<int, 2> user_grid(const std::array<int, 2>& grid, int ndim) {
+  return ndim == 2 ? std::array<int, 2>{grid[1], 1} : grid;
+}
+
+/// This rank's position (i, j) in user_grid(): a 2-D plan's internal (0, j) is (j, 0).
+inline std::array<int, 2> user_position(const std::array<int, 2>& position, int ndim) {
+  return ndim == 2 ? std::array<int, 2>{position[1], 0} : position;
 }
 
 /// An exchange's name in the user's grid: the internal row exchange of a 2-D plan (grid 1 x P)

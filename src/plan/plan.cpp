@@ -330,9 +330,7 @@ std::array<int, 2> Plan::grid() const { return impl_->description.grid; }
 Engine Plan::engine() const { return impl_->description.engine; }
 Layout Plan::layout() const { return impl_->description.layout; }
 std::array<int, 2> Plan::grid_position() const {
-  const auto& bp = impl_->bp;
-  if (bp.ndim == 2) return {bp.position[1], 0};
-  return bp.position;
+  return core::user_position(impl_->bp.position, impl_->bp.ndim);
 }
 
 Box Plan::input_box() const { return core::user_box(impl_->bp.real_box, impl_->bp.ndim); }

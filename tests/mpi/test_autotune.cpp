@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     }
     if (rank == 0) std::remove(path.c_str());
 
-    // 5. A budget: with tune = 1 s and noise of 0.6 s per timing (four timings a candidate),
+    // 4. A budget: with tune = 1 s and noise of 0.6 s per timing (four timings a candidate),
     //    the first candidate spends it; the rest are reported as not timed, and the choice is
     //    still the same everywhere.
     setenv("VOLFFT_TUNE_NOISE", "0.6", 1);
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     }
     unsetenv("VOLFFT_TUNE_NOISE");
 
-    // 4. A workspace of the user's, sized for the untuned plan: the tuner keeps to it (the
+    // 5. A workspace of the user's, sized for the untuned plan: the tuner keeps to it (the
     //    pipelined engine needs a fourth buffer, so it never fits) and the plan uses at most it.
     {
       Options w;

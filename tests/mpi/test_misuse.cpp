@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <complex>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -107,10 +106,10 @@ int leftover_segments(const std::vector<long>& pids) {
   int found = 0;
   if (DIR* d = opendir("/dev/shm")) {
     while (dirent* e = readdir(d))
-      for (long pid : pids)
-        if (std::strncmp(e->d_name, ("volfft." + std::to_string(pid) + ".").c_str(),
-                         std::strlen(("volfft." + std::to_string(pid) + ".").c_str())) == 0)
-          ++found;
+      for (long pid : pids) {
+        const std::string prefix = "volfft." + std::to_string(pid) + ".";
+        if (std::string(e->d_name).rfind(prefix, 0) == 0) ++found;
+      }
     closedir(d);
   }
   return found;
