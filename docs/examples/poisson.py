@@ -4,9 +4,9 @@
 
 with f built from the known solution u(x, y, z) = sin(x) cos(2y) sin(3z) + cos(4x + y).
 In Fourier space the equation is |k|^2 u_hat = f_hat, so u_hat = f_hat / |k|^2 (and the mean,
-k = 0, is set to zero). The real-to-complex transform halves the work; ``plan.wavenumbers()``
-gives the frequencies of whatever this rank holds, in whatever memory order, so the solver never
-looks at the decomposition.
+k = 0, is set to zero). The real-to-complex transform halves the work. volfft's arrays are
+indexed by global axes and ``plan.wavenumbers()`` gives the frequencies of whatever this rank
+holds, so the solver reads as on one rank and never looks at the decomposition.
 
 Run (scripts/mpirun.sh is mpirun with Open MPI's consent to root and to more ranks than cores)::
 
@@ -40,7 +40,7 @@ def local_coordinates(plan: volfft.Plan) -> Tuple[np.ndarray, ...]:
     for axis, piece in enumerate(plan.local_slice()):
         x = 2 * np.pi * np.arange(piece.start, piece.stop) / plan.shape[axis]
         shape = [1] * plan.ndim
-        shape[plan.input_order.index(axis)] = x.size
+        shape[axis] = x.size  # the arrays are indexed by global axes
         coords.append(x.reshape(shape))
     return tuple(coords)
 

@@ -9,6 +9,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Plan": "volfft.plan",
+    "LocalArray": "volfft.plan",
     "scatter": "volfft.plan",
     "gather": "volfft.plan",
     "describe": "volfft.plan",

@@ -74,8 +74,9 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
 
     Returns
     -------
-    numpy.ndarray
-        This rank's local array, ready for ``plan.forward`` (or ``plan.backward``).
+    volfft.LocalArray
+        This rank's block, indexed by global axes, ready for ``plan.forward`` (or
+        ``plan.backward``).
     """
     comm = plan.comm
     root = _check_root(comm, root)
@@ -102,15 +103,15 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
         plan.local_slice(forward_output), root=root)
     local = plan.output_array() if forward_output else plan.input_array()
     if comm.rank != root:
-        comm.Recv(local, source=root, tag=_TAG)
+        comm.Recv(local.memory, source=root, tag=_TAG)
         return local
     for rank, block in enumerate(blocks):
+        if rank == root:
+            local[...] = global_array[block]
+            continue
         # transpose(order): the block's axes into the receiving rank's memory order.
         piece = np.ascontiguousarray(global_array[block].transpose(order), dtype=dtype)
-        if rank == root:
-            local[...] = piece
-        else:
-            comm.Send(piece, dest=rank, tag=_TAG)
+        comm.Send(piece, dest=rank, tag=_TAG)
     return local
 
 
@@ -122,8 +123,8 @@ def gather(plan: "Plan", local_array: np.ndarray, root: int = 0,
     ----------
     plan : volfft.Plan
     local_array : numpy.ndarray
-        This rank's array in the plan's layout (``forward_output``: as ``plan.forward``
-        returned it; otherwise as ``plan.backward`` returned it).
+        This rank's block in global axes over memory in the plan's order, as ``plan.forward``
+        (``forward_output``) or ``plan.backward`` returned it.
     root : int
         The rank receiving the result.
     forward_output : bool
@@ -138,19 +139,10 @@ def gather(plan: "Plan", local_array: np.ndarray, root: int = 0,
     comm = plan.comm
     root = _check_root(comm, root)
     shape, order, dtype = _side(plan, forward_output)
-    local_shape = plan.output_shape if forward_output else plan.input_shape
     error: Optional[Exception] = None
+    memory = None
     try:
-        if not isinstance(local_array, np.ndarray):
-            raise TypeError(
-                f"local_array: expected a numpy.ndarray, got {type(local_array).__name__}")
-        if local_array.dtype != dtype:
-            raise TypeError(f"local_array: expected dtype {dtype}, got {local_array.dtype}")
-        if local_array.shape != local_shape:
-            raise native().VolfftError(
-                f"local_array: expected this rank's local shape {local_shape} "
-                f"({'forward output' if forward_output else 'forward input'}), "
-                f"got {local_array.shape}")
+        memory = plan._memory("local_array", local_array, forward_output, False, staging="new")
     except (TypeError, ValueError) as e:
         error = e
     agree_on_errors(comm, error)
@@ -158,13 +150,13 @@ def gather(plan: "Plan", local_array: np.ndarray, root: int = 0,
     blocks: Optional[List[Tuple[slice, ...]]] = comm.gather(
         plan.local_slice(forward_output), root=root)
     if comm.rank != root:
-        comm.Send(np.ascontiguousarray(local_array), dest=root, tag=_TAG)
+        comm.Send(memory, dest=root, tag=_TAG)
         return None
     result = np.empty(shape, dtype)
     inverse = tuple(int(a) for a in np.argsort(order))  # memory order -> global axis order
     for rank, block in enumerate(blocks):
         if rank == root:
-            piece = local_array
+            piece = memory
         else:
             piece = np.empty(_block_shape(block, order), dtype)
             comm.Recv(piece, source=rank, tag=_TAG)

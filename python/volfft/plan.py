@@ -1,9 +1,9 @@
 """Distributed 2-D and 3-D FFTs of numpy arrays over an mpi4py communicator.
 
-:class:`Plan` wraps the C++ ``volfft::Plan``: arrays are handed to the library in place (no
-copies) when they are C-contiguous, of the plan's dtype and of this rank's local shape. The
-local shape is this rank's index box, its axes permuted into the memory order of that side
-(:attr:`Plan.input_order`, :attr:`Plan.output_order`).
+:class:`Plan` wraps the C++ ``volfft::Plan``. Every local array it gives or takes is indexed by
+global axes (a :class:`LocalArray`: ``u_hat[i, j, k]`` is the same element on any number of
+ranks and in every layout) and is a view of memory in the plan's order for that side
+(:attr:`Plan.input_order`, :attr:`Plan.output_order`), handed to the library without a copy.
 
 Conventions (those of ``numpy.fft``): ``forward`` computes the unscaled transform with
 ``exp(-2j*pi*k*x/n)``; ``backward`` the inverse, scaled by ``1/N`` unless
@@ -22,9 +22,11 @@ import numpy as np
 
 from volfft._describe import model_description
 from volfft._distribute import agree_on_errors, gather, scatter
+from volfft._local_array import LocalArray
 from volfft._native import native
 
-__all__ = ["Plan", "describe", "plan_options", "scatter", "gather", "VolfftError", "MpiError"]
+__all__ = ["Plan", "LocalArray", "describe", "plan_options", "scatter", "gather", "VolfftError",
+           "MpiError"]
 
 #: Raised for invalid argument values (a subclass of ValueError). Wrong types raise TypeError.
 VolfftError = native().VolfftError  # bad arguments (a ValueError), raised on every rank alike
@@ -418,16 +420,18 @@ class Plan:
         self._output_box = tuple(tuple(int(v) for v in side[:d]) for side in handle.output_box())
         self._input_order = tuple(handle.input_order())
         self._output_order = tuple(handle.output_order())
-        self._input_shape = self._memory_shape(self._input_box, self._input_order)
-        self._output_shape = self._memory_shape(self._output_box, self._output_order)
+        self._input_shape = self._extents(self._input_box)
+        self._output_shape = self._extents(self._output_box)
         self._workspace_bytes = int(handle.workspace_bytes())
+        # [input side, output side]: where an input with other memory is copied (_memory).
+        self._staging: list = [None, None]
         self._native = handle
 
     # ------------------------------------------------------------------ geometry
     @staticmethod
-    def _memory_shape(box: Tuple[Tuple[int, ...], Tuple[int, ...]], order: Tuple[int, ...]):
+    def _extents(box: Tuple[Tuple[int, ...], Tuple[int, ...]]) -> Tuple[int, ...]:
         lo, hi = box
-        return tuple(hi[a] - lo[a] for a in order)
+        return tuple(b - a for a, b in zip(lo, hi))
 
     @property
     def comm(self) -> Any:
@@ -515,18 +519,19 @@ class Plan:
     def output_order(self) -> Tuple[int, ...]:
         """Memory order of the local output: global axes from slowest to fastest.
 
-        The local output array is ``global_output[plan.local_slice(True)].transpose(order)``.
+        The output array's memory is ``global_output[plan.local_slice(True)].transpose(order)``
+        (its :attr:`LocalArray.memory`).
         """
         return self._output_order
 
     @property
     def input_shape(self) -> Tuple[int, ...]:
-        """Shape of this rank's input array (its box extents in :attr:`input_order`)."""
+        """Shape of this rank's input array: its box extents, in global axis order."""
         return self._input_shape
 
     @property
     def output_shape(self) -> Tuple[int, ...]:
-        """Shape of this rank's output array (its box extents in :attr:`output_order`)."""
+        """Shape of this rank's output array: its box extents, in global axis order."""
         return self._output_shape
 
     @property
@@ -545,6 +550,15 @@ class Plan:
         return self._workspace_bytes
 
     @property
+    def staging_bytes(self) -> int:
+        """Bytes of the staging arrays this Plan object holds on this rank.
+
+        0 until a transform is given an input whose memory is not in the plan's order (then a
+        copy of it is made there, once per call, into an array kept for the next time).
+        """
+        return sum(a.nbytes for a in self._staging if a is not None)
+
+    @property
     def closed(self) -> bool:
         """True after :meth:`close`."""
         return self._native is None
@@ -560,36 +574,49 @@ class Plan:
         Returns
         -------
         tuple of slice
-            ``global_array[plan.local_slice()]`` is this rank's block, before permuting its
-            axes into the memory order.
+            ``global_array[plan.local_slice()]`` is this rank's block (the local arrays are
+            indexed the same way).
         """
         lo, hi = self._output_box if forward_output else self._input_box
         return tuple(slice(a, b) for a, b in zip(lo, hi))
 
-    def input_array(self) -> np.ndarray:
+    def input_array(self) -> LocalArray:
         """A zeroed array for the forward input: :attr:`input_shape`, :attr:`input_dtype`.
 
-        Its data is 64-byte aligned, which lets FFTW use its SIMD plans; other C-contiguous
-        arrays are accepted too but may run a slower plan.
+        Indexed by global axes over memory in :attr:`input_order`. Its data is 64-byte aligned,
+        which lets FFTW use its SIMD plans; other arrays with memory in that order are accepted
+        too but may run a slower plan.
         """
         self._live()
-        return aligned_zeros(self._input_shape, self._input_dtype)
+        return self._new_array(forward_output=False)
 
-    def output_array(self) -> np.ndarray:
+    def output_array(self) -> LocalArray:
         """A zeroed array for the forward output: :attr:`output_shape`, :attr:`output_dtype`.
 
-        64-byte aligned, like :meth:`input_array`.
+        Indexed by global axes over memory in :attr:`output_order`; 64-byte aligned, like
+        :meth:`input_array`.
         """
         self._live()
-        return aligned_zeros(self._output_shape, self._output_dtype)
+        return self._new_array(forward_output=True)
+
+    def _new_array(self, forward_output: bool) -> LocalArray:
+        box, order, dtype, shape = self._side(forward_output)
+        memory = aligned_zeros(tuple(box[1][a] - box[0][a] for a in order), dtype)
+        return LocalArray.over(memory, shape, box, order)
+
+    def _side(self, forward_output: bool):
+        """(box, memory order, dtype, global shape) of the forward output or input."""
+        if forward_output:
+            return self._output_box, self._output_order, self._output_dtype, self.output_global_shape
+        return self._input_box, self._input_order, self._input_dtype, self._shape
 
     def wavenumbers(self) -> Tuple[np.ndarray, ...]:
         """Integer frequencies of this rank's output, one array per global axis.
 
         ``k[d]`` holds the frequency along global axis ``d`` (numpy's ``fftfreq(n) * n``:
-        ``0, 1, ..., -2, -1``; the r2c last axis ``0 .. n // 2``) and is shaped to broadcast
-        against :meth:`output_array` whatever its memory order, so spectral operators do not
-        depend on the layout: ``(k[0]**2 + k[1]**2 + k[2]**2) * u_hat``.
+        ``0, 1, ..., -2, -1``; the r2c last axis ``0 .. n // 2``), shaped ``1`` on every other
+        axis to broadcast against the output (indexed by global axes, as numpy's meshgrid with
+        ``sparse=True``): ``(k[0]**2 + k[1]**2 + k[2]**2) * u_hat``.
 
         Returns
         -------
@@ -603,7 +630,7 @@ class Plan:
             if not (self._kind == "r2c" and axis == self.ndim - 1):
                 index = np.where(index < (n + 1) // 2, index, index - n)
             shape = [1] * self.ndim
-            shape[self._output_order.index(axis)] = index.size
+            shape[axis] = index.size
             waves.append(index.reshape(shape))
         return tuple(waves)
 
@@ -613,7 +640,21 @@ class Plan:
             raise VolfftError("plan: the plan is closed; create a new Plan")
         return self._native
 
-    def _check_array(self, name: str, array: Any, shape, dtype: np.dtype, writable: bool) -> None:
+    def _memory(self, name: str, array: Any, forward_output: bool, writable: bool,
+                staging: Optional[str] = None) -> np.ndarray:
+        """The C-contiguous memory-order view of a caller's array in global axes.
+
+        Accepted without a copy: an ndarray of the side's dtype and local shape (global axes)
+        whose memory is in the side's order, as every array volfft gives out is. An array of
+        that shape and dtype with other memory (``-u_hat / k2``: numpy lays out the results of
+        broadcasting in C order) is copied when ``staging`` allows it: ``"plan"`` (a transform's
+        input, which it does not modify) into the plan's staging array for that side, allocated
+        on first need and reused; ``"new"`` into a new array. Anything else is refused with what
+        was expected.
+        """
+        box, order, dtype, _ = self._side(forward_output)
+        shape = self._output_shape if forward_output else self._input_shape
+        side = "output" if forward_output else "input"
         if not isinstance(array, np.ndarray):
             raise TypeError(f"{name}: expected a numpy.ndarray, got {type(array).__name__}")
         if array.dtype != dtype:
@@ -623,27 +664,44 @@ class Plan:
             )
         if array.shape != shape:
             raise VolfftError(
-                f"{name}: expected this rank's local shape {shape} (global box in memory order), "
-                f"got {array.shape}"
+                f"{name}: expected this rank's block of the forward {side}, shape {shape} in "
+                f"global axes (plan.{side}_shape), got {array.shape}"
             )
-        if not array.flags.c_contiguous:
+        memory = array.transpose(order)
+        if not memory.flags.c_contiguous and staging == "new":
+            return np.ascontiguousarray(memory)
+        if not memory.flags.c_contiguous and staging == "plan":
+            if self._staging[forward_output] is None:
+                self._staging[forward_output] = self._new_array(forward_output)
+            np.copyto(self._staging[forward_output], array)
+            return self._staging[forward_output].memory
+        if not memory.flags.c_contiguous:
             raise VolfftError(
-                f"{name}: expected a C-contiguous array (volfft works in place); "
-                "use numpy.ascontiguousarray or plan.input_array()/output_array()"
+                f"{name}: expected an array whose memory is in the plan's {side} order {order} "
+                f"(global axes, slowest first), as plan.{side}_array() makes it"
             )
         if writable and not array.flags.writeable:
             raise VolfftError(f"{name}: expected a writable array, got a read-only one")
+        return memory
 
     def _arrays(self, name: str, given: Any, out: Optional[np.ndarray], forward: bool):
-        """Checks a call's arrays (allocating ``out`` when omitted); returns (native, out).
+        """Checks a call's arrays (allocating ``out`` when omitted).
 
-        A problem is agreed with the other ranks before it is raised (the same collective the
-        library runs on its own checks), so one rank's bad array fails every rank's call
-        instead of leaving the others waiting in the transform.
+        Returns (native plan, memory of ``given``, ``out``, memory of ``out``). A problem is
+        agreed with the other ranks before it is raised (the same collective the library runs
+        on its own checks), so one rank's bad array fails every rank's call instead of leaving
+        the others waiting in the transform.
         """
         handle = self._live()
         try:
-            return handle, self._checked_out(name, given, out, forward)
+            given_memory = self._memory(name, given, not forward, False, staging="plan")
+            if out is None:
+                out = self._new_array(forward_output=forward)
+                return handle, given_memory, out, out.memory
+            out_memory = self._memory("out", out, forward, True)
+            if np.may_share_memory(given, out):
+                raise VolfftError(f"out: expected an array that does not overlap {name}")
+            return handle, given_memory, out, out_memory
         except (TypeError, ValueError) as problem:
             try:
                 handle.agree_on_problem(str(problem))
@@ -651,36 +709,27 @@ class Plan:
                 pass
             raise
 
-    def _checked_out(self, name: str, given: Any, out: Optional[np.ndarray], forward: bool):
-        in_shape, in_dtype = (self._input_shape, self._input_dtype) if forward else (self._output_shape, self._output_dtype)
-        out_shape, out_dtype = (self._output_shape, self._output_dtype) if forward else (self._input_shape, self._input_dtype)
-        self._check_array(name, given, in_shape, in_dtype, False)
-        if out is None:
-            return aligned_zeros(out_shape, out_dtype)
-        self._check_array("out", out, out_shape, out_dtype, True)
-        if np.may_share_memory(given, out):
-            raise VolfftError(f"out: expected an array that does not overlap {name}")
-        return out
-
     def forward(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
         """Forward transform (unscaled). Collective.
 
         Parameters
         ----------
         a : numpy.ndarray
-            This rank's input: shape :attr:`input_shape`, dtype :attr:`input_dtype`,
-            C-contiguous. Not modified.
+            This rank's input in global axes (:meth:`input_array`, :func:`volfft.scatter` or
+            what :meth:`backward` returned): shape :attr:`input_shape`, dtype
+            :attr:`input_dtype`, memory in :attr:`input_order`. Not modified.
         out : numpy.ndarray, optional
-            Where to write the output: shape :attr:`output_shape`, dtype :attr:`output_dtype`,
-            C-contiguous, not overlapping ``a``. Allocated when omitted.
+            Where to write the output (:meth:`output_array`): shape :attr:`output_shape`,
+            dtype :attr:`output_dtype`, memory in :attr:`output_order`, not overlapping ``a``.
+            Allocated when omitted.
 
         Returns
         -------
-        numpy.ndarray
-            ``out``.
+        LocalArray
+            ``out``: this rank's block of the spectrum, indexed by global axes.
         """
-        handle, out = self._arrays("a", a, out, forward=True)
-        handle.forward(a, out)
+        handle, memory, out, out_memory = self._arrays("a", a, out, forward=True)
+        handle.forward(memory, out_memory)
         return out
 
     def backward(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
@@ -689,19 +738,20 @@ class Plan:
         Parameters
         ----------
         b : numpy.ndarray
-            This rank's spectrum, as :meth:`forward` produced it: shape :attr:`output_shape`,
-            dtype :attr:`output_dtype`, C-contiguous. Not modified.
+            This rank's spectrum, as :meth:`forward` returned it (or :meth:`output_array`):
+            shape :attr:`output_shape` in global axes, dtype :attr:`output_dtype`, memory in
+            :attr:`output_order`. Not modified.
         out : numpy.ndarray, optional
-            Shape :attr:`input_shape`, dtype :attr:`input_dtype`, C-contiguous, not
-            overlapping ``b``. Allocated when omitted.
+            Shape :attr:`input_shape`, dtype :attr:`input_dtype`, memory in
+            :attr:`input_order`, not overlapping ``b``. Allocated when omitted.
 
         Returns
         -------
-        numpy.ndarray
+        LocalArray
             ``out``.
         """
-        handle, out = self._arrays("b", b, out, forward=False)
-        handle.backward(b, out)
+        handle, memory, out, out_memory = self._arrays("b", b, out, forward=False)
+        handle.backward(memory, out_memory)
         return out
 
     def forward_start(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
@@ -712,13 +762,13 @@ class Plan:
         then to let MPI progress, and ``request.wait()`` to finish; it returns ``out``. Until
         then ``a`` and ``out`` belong to volfft and the plan takes no other call.
         """
-        handle, out = self._arrays("a", a, out, forward=True)
-        return Request(handle.forward_start(a, out), (a, out), out)
+        handle, memory, out, out_memory = self._arrays("a", a, out, forward=True)
+        return Request(handle.forward_start(memory, out_memory), (memory, out_memory), out)
 
     def backward_start(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
         """Start :meth:`backward` and return before it completes; see :meth:`forward_start`."""
-        handle, out = self._arrays("b", b, out, forward=False)
-        return Request(handle.backward_start(b, out), (b, out), out)
+        handle, memory, out, out_memory = self._arrays("b", b, out, forward=False)
+        return Request(handle.backward_start(memory, out_memory), (memory, out_memory), out)
 
     # ------------------------------------------------------------------ measuring
     def timings(self, direction: str = "forward", max_over_ranks: bool = False) -> Dict[str, float]:
@@ -749,6 +799,7 @@ class Plan:
         """Free the plan's FFTW plans, buffers and communicators. Collective; idempotent."""
         if self._native is not None:
             handle, self._native = self._native, None
+            self._staging = [None, None]
             handle.close()
 
     def __enter__(self) -> "Plan":

@@ -67,8 +67,7 @@ def test_geometry_of_a_one_rank_plan(r2c_plan):
     assert p.input_box == ((0, 0, 0), (4, 5, 6))
     assert p.output_box == ((0, 0, 0), (4, 5, 4))
     assert sorted(p.input_order) == [0, 1, 2] and sorted(p.output_order) == [0, 1, 2]
-    assert p.input_shape == tuple(p.shape[a] for a in p.input_order)
-    assert p.output_shape == tuple(p.output_global_shape[a] for a in p.output_order)
+    assert p.input_shape == (4, 5, 6) and p.output_shape == (4, 5, 4)  # global axes
     assert p.local_slice() == (slice(0, 4), slice(0, 5), slice(0, 6))
     assert p.local_slice(forward_output=True) == (slice(0, 4), slice(0, 5), slice(0, 4))
     assert p.engine in ("alltoallv", "alltoall", "alltoallw", "p2p")
@@ -81,7 +80,8 @@ def test_allocated_arrays_are_zeroed_and_right(plan):
     a, b = plan.input_array(), plan.output_array()
     assert a.shape == plan.input_shape and a.dtype == np.complex128 and not a.any()
     assert b.shape == plan.output_shape and b.dtype == np.complex128 and not b.any()
-    assert a.flags.c_contiguous and b.flags.c_contiguous
+    assert isinstance(a, volfft.LocalArray) and isinstance(b, volfft.LocalArray)
+    assert a.memory.flags.c_contiguous and b.memory.flags.c_contiguous
     # 64-byte aligned, so that FFTW can run its SIMD plans (docs/conventions.md)
     assert a.ctypes.data % 64 == 0 and b.ctypes.data % 64 == 0
     assert plan.forward(a).ctypes.data % 64 == 0
@@ -112,10 +112,9 @@ def test_read_only_inputs_are_accepted(plan):
 def test_wavenumbers_one_rank(r2c_plan):
     k = r2c_plan.wavenumbers()
     assert len(k) == 3 and all(w.dtype == np.int64 for w in k)
-    order = r2c_plan.output_order
     want = [np.fft.fftfreq(4, 1 / 4), np.fft.fftfreq(5, 1 / 5), np.arange(4)]
     for axis in range(3):
-        assert k[axis].shape[order.index(axis)] == k[axis].size
+        assert k[axis].shape[axis] == k[axis].size  # global axes, like the output
         assert np.array_equal(k[axis].reshape(-1), want[axis])
     full = k[0] ** 2 + k[1] ** 2 + k[2] ** 2
     assert full.shape == r2c_plan.output_shape
@@ -212,13 +211,20 @@ def test_forward_argument_errors(plan):
     with pytest.raises(TypeError, match=r"a: expected dtype complex128 \(a c2c plan in double "
                                         r"precision\), got complex64"):
         plan.forward(a.astype(np.complex64))
-    with pytest.raises(ValueError, match=r"a: expected this rank's local shape \(4, 5, 6\) "
-                                         r"\(global box in memory order\), got \(4, 5, 7\)"):
+    with pytest.raises(ValueError, match=r"a: expected this rank's block of the forward input, "
+                                         r"shape \(4, 5, 6\) in global axes \(plan.input_shape\), "
+                                         r"got \(4, 5, 7\)"):
         plan.forward(np.zeros((4, 5, 7), np.complex128))
-    strided = np.zeros((4, 5, 12), np.complex128)[:, :, ::2]
-    with pytest.raises(ValueError, match=r"a: expected a C-contiguous array \(volfft works in "
-                                         r"place\); use numpy.ascontiguousarray"):
-        plan.forward(strided)
+    # An input with other memory (a strided view, the result of broadcasting) is copied into
+    # the plan's staging array, once per call; an out array must have the plan's memory.
+    x = np.zeros((4, 5, 12), np.complex128)
+    x[0, 0, 0] = 1.0
+    assert np.allclose(plan.forward(x[:, :, ::2]), 1.0)
+    assert plan.staging_bytes == a.nbytes
+    with pytest.raises(ValueError, match=r"out: expected an array whose memory is in the plan's "
+                                         r"output order \(0, 1, 2\) \(global axes, slowest "
+                                         r"first\), as plan.output_array\(\) makes it"):
+        plan.forward(a, np.zeros((4, 5, 12), np.complex128)[:, :, ::2])
     with pytest.raises(TypeError, match=r"out: expected dtype complex128"):
         plan.forward(a, out.real.copy())
     out.flags.writeable = False
@@ -235,7 +241,7 @@ def test_wrong_kind_of_array_for_r2c(r2c_plan):
     with pytest.raises(TypeError, match=r"out: expected dtype float64 \(a r2c plan in double "
                                         r"precision\), got complex128"):
         r2c_plan.backward(spectrum, np.zeros(r2c_plan.input_shape, np.complex128))
-    with pytest.raises(ValueError, match=r"b: expected this rank's local shape"):
+    with pytest.raises(ValueError, match=r"b: expected this rank's block of the forward output"):
         r2c_plan.backward(np.zeros(r2c_plan.input_shape, np.complex128))
 
 
@@ -277,7 +283,7 @@ def test_scatter_gather_errors(plan):
         volfft.scatter(plan, np.zeros(plan.shape, complex), root="0")
     with pytest.raises(ValueError, match=r"root: expected a rank in 0\.\.0, got 1"):
         volfft.gather(plan, plan.output_array(), root=1)
-    with pytest.raises(TypeError, match=r"local_array: expected dtype complex128, got complex64"):
+    with pytest.raises(TypeError, match=r"local_array: expected dtype complex128 \(a c2c plan in double precision\), got complex64"):
         volfft.gather(plan, plan.output_array().astype(np.complex64))
     with pytest.raises(TypeError, match=r"local_array: expected a numpy.ndarray, got list"):
         volfft.gather(plan, [1, 2])

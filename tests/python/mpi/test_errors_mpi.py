@@ -63,7 +63,7 @@ def test_gather_wrong_local_array_on_one_rank_raises_everywhere(comm):
         local = plan.output_array()
         if comm.rank == SIZE - 1:
             local = np.zeros(local.shape + (1,), local.dtype)
-        with pytest.raises(ValueError, match=r"local_array: expected this rank's local shape"):
+        with pytest.raises(ValueError, match=r"local_array: expected this rank's block of the forward output"):
             volfft.gather(plan, local)
 
 

@@ -114,15 +114,18 @@ def draw_case(seed: int, index: int) -> dict:
             "out_arrays": bool(rng.random() < 0.3), "misaligned": bool(rng.random() < 0.2)}
 
 
-def misaligned_copy(array: np.ndarray) -> np.ndarray:
-    """A C-contiguous copy whose data starts one scalar (8 or 4 bytes) past a 64-byte boundary:
-    aligned for its dtype, not for FFTW's SIMD plans (the library runs another plan for it)."""
+def misaligned_copy(array: volfft.LocalArray) -> np.ndarray:
+    """A copy of a plan's array whose data starts one scalar (8 or 4 bytes) past a 64-byte
+    boundary: aligned for its dtype, not for FFTW's SIMD plans (the library runs another plan
+    for it). A plain numpy view in global axes over memory in the plan's order, as a user's own
+    buffer would be."""
+    memory = array.memory
     scalar = array.dtype.itemsize // (2 if array.dtype.kind == "c" else 1)
     raw = np.zeros(array.nbytes + 128, dtype=np.uint8)
     start = -raw.ctypes.data % 64 + scalar
-    copy = raw[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
-    copy[...] = array
-    return copy
+    copy = raw[start:start + array.nbytes].view(array.dtype).reshape(memory.shape)
+    copy[...] = memory
+    return copy.transpose(np.argsort(array.memory_order))
 
 
 def real_grid(shape, padding):

@@ -163,8 +163,8 @@ def test_wavenumbers_match_fftfreq(comm, grid, kind, layout):
         gathered = []
         for axis in range(3):
             # broadcast each axis' frequencies over the local output, then gather globally
-            local = np.ascontiguousarray(
-                np.broadcast_to(k[axis], plan.output_shape).astype(plan.output_dtype))
+            local = plan.output_array()
+            local[...] = k[axis]
             gathered.append(volfft.gather(plan, local))
         verdict = None
         if comm.rank == ROOT:
@@ -192,9 +192,67 @@ def test_local_slices_tile_the_global_array(comm, grid):
                 block, local_shape, order, _ = rank_sides[side]
                 cover[block] += 1
                 extents = [block[a].stop - block[a].start for a in range(3)]
-                verdict &= tuple(extents[a] for a in order) == tuple(local_shape)
+                verdict &= tuple(extents) == tuple(local_shape)  # arrays in global axes
             verdict &= bool(np.all(cover == 1))
     assert agree(comm, verdict), "local slices must tile each global array exactly once"
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("kind", ["c2c", "r2c"])
+@pytest.mark.parametrize("shape", [(7, 6, 5), (9, 4)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("grid", GRIDS_3D, ids=lambda g: f"{g[0]}x{g[1]}")
+def test_arrays_are_indexed_by_global_axes(comm, grid, shape, kind, layout):
+    """forward's output is this rank's block of numpy's spectrum, index for index, on any grid
+    and layout: a view in global axes over the plan's memory order, which backward and gather
+    take back as it is."""
+    if len(shape) == 2 and grid[1] != 1:
+        pytest.skip("2-D plans take slab grids only")
+    glob = comm.bcast(random_global(shape, kind, np.complex128) if comm.rank == ROOT else None)
+    want = np.fft.rfftn(glob) if kind == "r2c" else np.fft.fftn(glob)
+    with volfft.Plan(comm, shape, kind=kind, grid=grid, layout=layout, effort="estimate") as plan:
+        a = volfft.scatter(plan, glob if comm.rank == ROOT else None)
+        b = plan.forward(a)
+        mine = want[plan.local_slice(True)]
+        problems = []
+        if not isinstance(b, volfft.LocalArray) or b.shape != mine.shape:
+            problems.append(f"output {type(b).__name__} of shape {b.shape}, expected {mine.shape}")
+        elif not np.allclose(b, mine, rtol=0, atol=1e-12 * np.abs(want).max()):
+            problems.append("output differs from numpy's spectrum at the same global indices")
+        if (b.global_shape, b.offset, b.memory_order) != (
+                plan.output_global_shape, plan.output_box[0], plan.output_order):
+            problems.append(f"attributes {b.global_shape} {b.offset} {b.memory_order}")
+        if b.local_slice() != plan.local_slice(True):
+            problems.append(f"local_slice {b.local_slice()}")
+        if not (b.memory.flags.c_contiguous and (b.size == 0 or np.shares_memory(b, b.memory))):
+            problems.append("memory is not a contiguous view of the same data")
+        if not problems and not np.allclose(b.memory, mine.transpose(plan.output_order), rtol=0,
+                                            atol=1e-12 * np.abs(want).max()):
+            problems.append("memory is not the block in output_order")
+        k = plan.wavenumbers()
+        for axis, n in enumerate(plan.output_global_shape):
+            freq = np.arange(n) if kind == "r2c" and axis == len(shape) - 1 else np.fft.fftfreq(n, 1 / n)
+            if not np.array_equal(np.broadcast_to(k[axis], b.shape),
+                                  np.broadcast_to(np.expand_dims(
+                                      freq[plan.local_slice(True)[axis]],
+                                      [d for d in range(len(shape)) if d != axis]), b.shape)):
+                problems.append(f"wavenumbers of axis {axis} do not match the output's indices")
+        back = plan.backward(b)
+        if not np.allclose(back, glob[plan.local_slice()], rtol=0, atol=1e-12):
+            problems.append("backward of forward's output is not the input block")
+        # A C-order copy in global axes has other memory than the plan's whenever the order is
+        # not the identity (and the block not flat): as an input it is copied into the plan's
+        # staging array and transformed right; as an out array it is refused on every rank.
+        copy = np.ascontiguousarray(b)
+        wrong = comm.allreduce(int(not copy.transpose(plan.output_order).flags.c_contiguous),
+                               op=MPI.MAX)
+        if not np.allclose(plan.backward(copy), back, rtol=0, atol=1e-12):
+            problems.append("backward of a C-order copy differs")
+        if wrong:
+            with pytest.raises(ValueError, match=r"out: expected an array whose memory is in the "
+                                                 r"plan's output order|rank"):
+                plan.forward(back, out=copy)
+    everyone = comm.allgather(problems)
+    assert not any(everyone), f"grid {grid} {kind} {layout}: {everyone}"
 
 
 def test_timings_report_phases(comm):

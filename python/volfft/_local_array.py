@@ -1,0 +1,97 @@
+"""This rank's block of a distributed array, indexed by global axes.
+
+The library keeps each side of a transform in a memory order of its own (the forward output of a
+pencil plan is typically ``(1, 2, 0)``: global axis 1 slowest). Python hands the user a view of
+that memory whose axes are the global axes, so that ``u_hat[i, j, k]`` means the same thing on 1
+rank and on 4, in every layout; the memory order stays one attribute away for those who want it.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+Box = Tuple[Tuple[int, ...], Tuple[int, ...]]
+
+
+def inverse_order(order: Tuple[int, ...]) -> Tuple[int, ...]:
+    """The permutation that takes an array in ``order`` back to global axis order."""
+    return tuple(int(a) for a in np.argsort(order))
+
+
+class LocalArray(np.ndarray):
+    """This rank's block of a distributed array: a numpy array indexed by global axes.
+
+    ``a[i, j, k]`` is the global element ``(offset[0] + i, offset[1] + j, offset[2] + k)``. The
+    array is a view of memory laid out in :attr:`memory_order` (no copy), so it is C-contiguous
+    only when that order is ``(0, 1, 2)``; :attr:`memory` is the contiguous view in memory
+    order. :meth:`volfft.Plan.input_array`, :meth:`~volfft.Plan.output_array`,
+    :meth:`~volfft.Plan.forward`, :meth:`~volfft.Plan.backward` and :func:`volfft.scatter`
+    return these; the transforms and :func:`volfft.gather` take them back.
+
+    Arithmetic keeps the attributes when the result has the block's shape (``u_hat * k2``); any
+    other shape (a slice, a reduction) drops them (they are then None), since the offset would
+    no longer be true.
+
+    Attributes
+    ----------
+    global_shape : tuple of int
+        Shape of the whole distributed array.
+    offset : tuple of int
+        Global index of this block's first element, per axis.
+    memory_order : tuple of int
+        Global axes from slowest to fastest in memory.
+    """
+
+    _global_shape: Optional[Tuple[int, ...]]
+    _offset: Optional[Tuple[int, ...]]
+    _memory_order: Optional[Tuple[int, ...]]
+
+    @classmethod
+    def over(cls, memory: np.ndarray, global_shape: Tuple[int, ...], box: Box,
+             order: Tuple[int, ...]) -> "LocalArray":
+        """The global-axes view of ``memory``, a C-contiguous array in memory ``order``."""
+        view = memory.transpose(inverse_order(order)).view(cls)
+        view._global_shape = tuple(int(n) for n in global_shape)
+        view._offset = tuple(int(v) for v in box[0])
+        view._memory_order = tuple(int(a) for a in order)
+        return view
+
+    def __array_finalize__(self, obj: Any) -> None:
+        same = obj is not None and getattr(obj, "shape", None) == self.shape
+        self._global_shape = getattr(obj, "_global_shape", None) if same else None
+        self._offset = getattr(obj, "_offset", None) if same else None
+        self._memory_order = getattr(obj, "_memory_order", None) if same else None
+
+    @property
+    def global_shape(self) -> Optional[Tuple[int, ...]]:
+        """Shape of the whole distributed array."""
+        return self._global_shape
+
+    @property
+    def offset(self) -> Optional[Tuple[int, ...]]:
+        """Global index of this block's first element, per axis."""
+        return self._offset
+
+    @property
+    def memory_order(self) -> Optional[Tuple[int, ...]]:
+        """Global axes from slowest to fastest in memory."""
+        return self._memory_order
+
+    def local_slice(self) -> Tuple[slice, ...]:
+        """The global index slices of this block: ``global_array[a.local_slice()]`` is ``a``."""
+        if self._offset is None:
+            raise ValueError("local_slice: this array is no longer a whole block of a plan")
+        return tuple(slice(lo, lo + n) for lo, n in zip(self._offset, self.shape))
+
+    @property
+    def memory(self) -> np.ndarray:
+        """The same elements as a plain numpy array in memory order (a view, no copy)."""
+        if self._memory_order is None:
+            raise ValueError("memory: this array is no longer a whole block of a plan")
+        return np.asarray(self).transpose(self._memory_order)
+
+    def __reduce__(self):
+        # Pickled (mpi4py's lowercase send/gather) as a plain array: the plan's attributes
+        # describe one rank's block and mean nothing elsewhere.
+        return np.asarray(self).__reduce__()
