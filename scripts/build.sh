@@ -1,31 +1,38 @@
 #!/usr/bin/env bash
-# Builds the C++ library, tests and volfft-bench into build/, and installs the Python package
-# (which builds the same CMake tree once more through scikit-build-core).
+# Builds everything once, in build/: the C++ library, the tests, volfft-bench and the Python
+# extension, and installs the Python package into the project environment (.venv, made by
+# scripts/install-deps.sh). pip drives the one CMake tree (scikit-build-core with
+# build-dir=build), so there is no second build for the wheel; re-runs are incremental.
+#
+# Environment: VOLFFT_VENV (default .venv), JOBS (default: all cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-JOBS=${JOBS:-$(nproc)}
-PYTHON=${PYTHON:-python3}
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DVOLFFT_PYTHON_EXECUTABLE="$(command -v "$PYTHON")" >/dev/null
-cmake --build build -j "$JOBS"
-if [ -f pyproject.toml ]; then
-  # Debian's own python3 refuses system-wide pip installs (PEP 668: an EXTERNALLY-MANAGED
-  # marker); a pyenv/venv python does not. Asked once, so that a real build error is shown
-  # instead of being hidden by a retry.
-  extra=()
-  if "$PYTHON" -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) and sys.prefix == sys.base_prefix else 1)'; then
-    extra=(--break-system-packages)
-  fi
-  echo "build: the Python package (its own CMake build in build-wheel/, incremental after the first; about 2 minutes on 2 cores the first time)"
-  start=$SECONDS
-  set +e
-  "$PYTHON" -m pip install --no-build-isolation --progress-bar off "${extra[@]}" . 2>&1 |
-    grep -v -e "^Requirement already satisfied" -e "Running pip as the 'root' user"
-  status=${PIPESTATUS[0]}
-  set -e
-  if [ "$status" -ne 0 ]; then
-    echo "build: pip install of the Python package failed (status $status; its output is above)" >&2
-    exit "$status"
-  fi
-  echo "build: Python package installed in $((SECONDS - start)) s"
+VENV=${VOLFFT_VENV:-.venv}
+PYTHON="$PWD/$VENV/bin/python"
+if [ ! -x "$PYTHON" ]; then
+  echo "build: no Python environment at $VENV; run scripts/install-deps.sh first" >&2
+  exit 1
 fi
+export CMAKE_BUILD_PARALLEL_LEVEL=${JOBS:-$(nproc)}
+
+echo "build: C++ library, tests, volfft-bench and the Python extension in build/ (one CMake tree;" \
+     "the first build takes a few minutes on 2 cores), then the package into $VENV"
+start=$SECONDS
+# -v shows CMake's configure and ninja's progress as they happen; errors come with their output.
+set +e
+"$PYTHON" -m pip install -v --no-build-isolation --progress-bar off \
+    -Cbuild-dir=build \
+    -Ccmake.define.VOLFFT_TESTS=ON \
+    -Ccmake.define.BUILD_SHARED_LIBS=ON \
+    -Ccmake.define.VOLFFT_PYTHON_EXECUTABLE="$PYTHON" \
+    . 2>&1 |
+  grep --line-buffered -v -e "^Requirement already satisfied" -e "Running pip as the 'root' user" \
+       -e "^  *Using cached" -e "^Using pip " -e "^Non-user install"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+  echo "build: failed (status $status; the build's output is above)" >&2
+  exit "$status"
+fi
+echo "build: done in $((SECONDS - start)) s; Python package installed in $VENV" \
+     "(source $VENV/bin/activate to use it)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what volfft needs on a fresh Debian/Ubuntu machine: compilers, CMake, Open MPI, FFTW
-# (serial, threads, MPI), and the Python packages for the bindings and tests. Idempotent: only
-# missing packages are fetched.
+# (serial, threads, MPI), and the project's Python environment (.venv) with the packages for the
+# bindings and tests. Idempotent: only missing packages are fetched.
 set -euo pipefail
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config git
@@ -24,12 +24,23 @@ if [ ${#missing[@]} -gt 0 ] && { [ -n "$SUDO" ] || [ "$(id -u)" = 0 ]; }; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-PYTHON=${PYTHON:-python3}
-need_pip=0
-"$PYTHON" -c "import numpy, mpi4py, nanobind, scikit_build_core, matplotlib, pytest" 2>/dev/null || need_pip=1
-if [ $need_pip = 1 ]; then
-  echo "install-deps: pip install ${PIP_PACKAGES[*]}"
-  # Debian's own python3 refuses system-wide pip installs (PEP 668); a pyenv/venv python does not.
-  "$PYTHON" -m pip install -q "${PIP_PACKAGES[@]}" 2>/dev/null ||
-    "$PYTHON" -m pip install -q --break-system-packages "${PIP_PACKAGES[@]}"
+# The project environment: a virtual environment (default .venv in the repository), so that
+# nothing is installed into the system's or the user's Python. PYTHON names the interpreter it
+# is made from (default python3).
+cd "$(dirname "$0")/.."
+VENV=${VOLFFT_VENV:-.venv}
+BASE_PYTHON=${PYTHON:-python3}
+# Debian's own python3 ships venv/ensurepip and its C headers (for the extension) separately.
+if ! "$BASE_PYTHON" -c "import venv, ensurepip, os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))" 2>/dev/null; then
+  echo "install-deps: apt-get install python3-venv python3-dev (for $BASE_PYTHON)"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    python3-venv python3-dev >/dev/null
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "install-deps: creating the project environment $VENV (from $("$BASE_PYTHON" -c 'import sys; print(sys.executable)'))"
+  "$BASE_PYTHON" -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c "import numpy, mpi4py, nanobind, scikit_build_core, matplotlib, pytest" 2>/dev/null; then
+  echo "install-deps: pip install ${PIP_PACKAGES[*]} into $VENV"
+  "$VENV/bin/python" -m pip install -q "${PIP_PACKAGES[@]}"
 fi
