@@ -424,25 +424,36 @@ void json_direction(std::ostream& os, const DirectionResult& d, double gflop) {
   os << "]}";
 }
 
-// Ranks x threads on a node beyond its cores share cores: timings then depend on the OS's
+// Threads beyond the cores a rank may run on share those cores: --threads then changes nothing
+// or slows the run down, silently. Open MPI binds each rank to one core when np <= 2, so this
+// is what `mpirun -n 1 volfft-bench ... --threads 2` gets; say so, with the launch that fixes it.
+// Ranks x threads on a node beyond its cores share cores too: timings then depend on the OS's
 // scheduling (ratios between runs of 0.7 to 4 are common), which the reader must know.
-void warn_if_oversubscribed(int threads) {
+void warn_about_cores(int threads) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int on_node = 1, rank = 0;
   MPI_Comm_size(node, &on_node);
   MPI_Comm_free(&node);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int node_cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   cpu_set_t set;
   CPU_ZERO(&set);
-  int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
-  if (cores <= 0) cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  int crowded = on_node * threads > cores ? 1 : 0, any = 0;
+  int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : node_cores;
+  int fewest = mine;
+  MPI_Allreduce(&mine, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  int crowded = on_node * threads > node_cores ? 1 : 0, any = 0;
   MPI_Allreduce(&crowded, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any && rank == 0)
+  if (rank != 0) return;
+  if (fewest < threads)
+    std::printf("warning: %d thread(s) per rank, but a rank may run on %d core(s) only (its CPU affinity): the "
+                "threads take turns on them. Open MPI binds each rank to one core when it starts at most 2; "
+                "launch with `mpirun --bind-to none` (scripts/mpirun.sh does) or `--map-by slot:PE=%d`\n",
+                threads, fewest, threads);
+  if (any)
     std::printf("warning: %d rank(s) x %d thread(s) share a node with %d cores (oversubscribed): timings and "
                 "ratios are unreliable; use at most one rank-thread per core for measurements\n",
-                on_node, threads, cores);
+                on_node, threads, node_cores);
 }
 
 }  // namespace
@@ -463,7 +474,7 @@ int main(int argc, char** argv) {
                   a.pad.empty() ? "" : (" padded to " + shape_text(a.pad)).c_str(), size, a.threads,
                   to_string(a.backend), to_string(a.layout), to_string(a.effort), a.scale ? "scaled 1/N" : "unscaled",
                   a.iters);
-    warn_if_oversubscribed(a.threads);
+    warn_about_cores(a.threads);
     std::vector<RunResult> results;
     for (auto g : a.grids)
       for (Engine e : a.engines)

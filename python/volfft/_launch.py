@@ -8,8 +8,9 @@ calibrate``, the benchmarks and the emulated cluster (``tools/vcluster``):
   (MPICH's Hydra, Intel MPI) or ``"unknown"``;
 * Open MPI refuses more ranks than cores unless given ``--oversubscribe`` (more ranks than
   cores is common on a workstation and in the tests), and refuses to run as root unless both
-  ``OMPI_ALLOW_RUN_AS_ROOT`` and ``OMPI_ALLOW_RUN_AS_ROOT_CONFIRM`` are set. MPICH needs
-  neither.
+  ``OMPI_ALLOW_RUN_AS_ROOT`` and ``OMPI_ALLOW_RUN_AS_ROOT_CONFIRM`` are set. It also binds each
+  rank to one core when a job has at most 2 ranks, which leaves a rank's threads sharing that
+  core: ``--bind-to none`` (as ``scripts/mpirun.sh``). MPICH needs none of these.
 
 Standard library only: imports neither MPI nor the compiled extension, and works when loaded
 from its file alone (``tools/vcluster`` does that when volfft is not installed).
@@ -51,7 +52,7 @@ def mpi_flavour(mpirun: str = "mpirun") -> str:
 
 def launch_command(nprocs: int, program: Sequence[str], mpirun: str = "mpirun",
                    flavour: Optional[str] = None) -> List[str]:
-    """``mpirun -n NPROCS [--oversubscribe] PROGRAM...`` for the launcher's flavour.
+    """``mpirun -n NPROCS [--oversubscribe --bind-to none] PROGRAM...`` for the launcher's flavour.
 
     ``flavour`` defaults to :func:`mpi_flavour` of ``mpirun``.
 
@@ -65,7 +66,7 @@ def launch_command(nprocs: int, program: Sequence[str], mpirun: str = "mpirun",
     flavour = flavour or mpi_flavour(mpirun)
     command = [mpirun, "-n", str(int(nprocs))]
     if flavour == OPENMPI:
-        command.append("--oversubscribe")
+        command += ["--oversubscribe", "--bind-to", "none"]
     return command + list(program)
 
 

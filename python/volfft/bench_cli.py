@@ -6,7 +6,7 @@ Usage::
 
 Every argument this command does not know is passed to ``volfft-bench`` unchanged (see
 ``volfft-bench --help``). The launcher is Open MPI's or MPICH's ``mpirun``, whichever is
-installed, called as :mod:`volfft._launch` says (with Open MPI: ``--oversubscribe``, and
+installed, called as :mod:`volfft._launch` says (with Open MPI: ``--oversubscribe --bind-to none``, and
 running as root allowed through Open MPI's environment variables).
 """
 from __future__ import annotations

@@ -16,6 +16,7 @@ import math
 import numbers
 import operator
 import os
+import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -203,6 +204,26 @@ class Request:
             self._native = None
             self._keep = None
         return self._out
+
+
+def _warn_if_threads_share_cores(threads: int) -> None:
+    """Warn when this rank may run on fewer cores than its threads (its CPU affinity).
+
+    Open MPI binds each rank to one core when a job has at most 2 ranks, so ``threads=2``
+    under a plain ``mpirun -n 1`` runs both threads on one core: no faster, and nothing else
+    would say so.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux: no affinity to read
+        return
+    if threads > cores:
+        warnings.warn(
+            f"threads={threads}, but this rank may run on {cores} core(s) only (its CPU "
+            "affinity): the threads take turns on them. Open MPI binds each rank to one core when "
+            "a job has at most 2 ranks; launch with `mpirun --bind-to none` (scripts/mpirun.sh "
+            f"does) or `--map-by slot:PE={threads}`",
+            RuntimeWarning, stacklevel=3)
 
 
 def _rank_order(placement: Any) -> list:
@@ -426,6 +447,7 @@ class Plan:
         # [input side, output side]: where an input with other memory is copied (_memory).
         self._staging: list = [None, None]
         self._native = handle
+        _warn_if_threads_share_cores(int(library_options.get("threads", 1)))
 
     # ------------------------------------------------------------------ geometry
     @staticmethod

@@ -64,7 +64,7 @@ def run_cli(*args, env_extra=None):
 
 def test_launch_command_per_mpi_flavor():
     assert _launch.launch_command(4, ["volfft-bench", "c2c"], "mpirun", "openmpi") == [
-        "mpirun", "-n", "4", "--oversubscribe", "volfft-bench", "c2c"]
+        "mpirun", "-n", "4", "--oversubscribe", "--bind-to", "none", "volfft-bench", "c2c"]
     assert _launch.launch_command(3, ["volfft-bench"], "mpiexec", "mpich") == [
         "mpiexec", "-n", "3", "volfft-bench"]
     with pytest.raises(ValueError, match="nprocs"):
@@ -216,3 +216,19 @@ def test_timeout_stops_the_run(tmp_path):
     slow.chmod(0o755)
     result = run_cli("--bench", str(slow), "--timeout", "3", "c2c", "double", "8", "8")
     assert result.returncode == 124 and "stopped after 3.0 s (--timeout)" in result.stderr
+
+
+@pytest.mark.skipif(_built_driver() is None or not hasattr(os, "sched_setaffinity"),
+                    reason="needs a built volfft-bench and Linux CPU affinity")
+def test_driver_warns_when_threads_share_a_core():
+    """--threads 2 on a rank pinned to one core (Open MPI pins 1- and 2-rank jobs) changes
+    nothing; the driver says so, and how to launch instead."""
+    env = _launch.launch_environment("openmpi")
+    result = subprocess.run(
+        [_built_driver(), "c2c", "double", "8", "8", "8", "--threads", "2", "--iters", "1",
+         "--effort", "estimate"], capture_output=True, text=True, timeout=120, env=env,
+        preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"warning: 2 thread\(s\) per rank, but a rank may run on 1 core\(s\) only "
+                     r"\(its CPU affinity\).*`mpirun --bind-to none`.*--map-by slot:PE=2",
+                     result.stdout), result.stdout

@@ -322,3 +322,19 @@ def test_plan_left_open_at_exit_does_not_crash_the_interpreter():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=120, env=env)
     assert result.returncode == 0 and "done" in result.stdout, result.stderr
+
+
+# ---------------------------------------------------------------- threads and cores
+def test_threads_beyond_the_ranks_cores_warn(monkeypatch):
+    """threads=2 on a rank pinned to one core (Open MPI pins the ranks of 1- and 2-rank jobs)
+    would run no faster, silently: the plan says so, with the launch that fixes it."""
+    monkeypatch.setattr(volfft.plan.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    with pytest.warns(RuntimeWarning, match=r"threads=2, but this rank may run on 1 core\(s\) only "
+                                            r"\(its CPU affinity\).*--bind-to none.*"
+                                            r"--map-by slot:PE=2"):
+        volfft.Plan(SELF, (4, 4, 4), threads=2, effort="estimate").close()
+    monkeypatch.setattr(volfft.plan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        volfft.Plan(SELF, (4, 4, 4), threads=2, effort="estimate").close()
