@@ -248,6 +248,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   o.effort = a.effort;
   o.tune = a.tune;
   RunResult r;
+  bench::forget_fftw_wisdom();  // each plan starts cold, like the peers' (fftw_mpi_peer.hpp)
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   Plan plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o);

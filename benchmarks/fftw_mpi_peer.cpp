@@ -6,6 +6,12 @@
 #include <stdexcept>
 
 namespace bench {
+
+void forget_fftw_wisdom() {
+  fftw_forget_wisdom();
+  fftwf_forget_wisdom();
+}
+
 namespace {
 
 unsigned flags_of(volfft::Effort e) {
@@ -112,6 +118,7 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
   const unsigned fo = f | (transposed ? FFTW_MPI_TRANSPOSED_OUT : 0u);
   const unsigned fi = f | (transposed ? FFTW_MPI_TRANSPOSED_IN : 0u);
   PeerTimes t;
+  forget_fftw_wisdom();
   double t0 = MPI_Wtime();
   typename A::plan pf = real ? A::r2c(r, n.data(), in, out, comm, fo)
                              : A::dft(r, n.data(), in, out, comm, FFTW_FORWARD, fo);
@@ -159,6 +166,7 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
   void* back = A::alloc(std::max(total, complex_count) * sizeof(typename A::cplx));
   const unsigned f = flags_of(effort);
   PeerTimes t;
+  forget_fftw_wisdom();
   double t0 = MPI_Wtime();
   typename A::plan pf = real ? A::serial_r2c(r, n.data(), in, out, f) : A::serial_dft(r, n.data(), in, out, FFTW_FORWARD, f);
   typename A::plan pb = real ? A::serial_c2r(r, n.data(), out, back, f) : A::serial_dft(r, n.data(), out, back, FFTW_BACKWARD, f);

@@ -18,6 +18,11 @@ struct PeerTimes {
   std::string mode;  // what exactly ran, for the table
 };
 
+/// Empties FFTW's process-wide wisdom (double and single precision). Called before each plan
+/// whose time is reported, volfft's and the peers', so that none plans with what an earlier
+/// one measured: plan times compare like with like, whichever runs first.
+void forget_fftw_wisdom();
+
 /// Times FFTW-MPI forward/backward (out-of-place, FFTW_MPI_TRANSPOSED_OUT/IN when `transposed`).
 PeerTimes time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
                         volfft::Precision precision, volfft::Effort effort, bool transposed,
