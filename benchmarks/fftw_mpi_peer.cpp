@@ -2,7 +2,9 @@
 
 #include <fftw3-mpi.h>
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 namespace bench {
@@ -98,21 +100,54 @@ struct F {
   static void destroy(plan p) { fftwf_destroy_plan(p); }
 };
 
+// Data that is not zeros, so that no branch is faster than in real use; refilled before each
+// in-place forward (an unscaled round trip multiplies by N: left alone, single precision would
+// reach infinities within a few iterations).
+template <class A>
+void fill(void* data, std::size_t reals) {
+  auto* x = static_cast<typename A::real*>(data);
+  for (std::size_t k = 0; k < reals; ++k) x[k] = static_cast<typename A::real>((k * 7919 % 1000) * 1e-3);
+}
+
+// Times planned forward/backward pairs: forward in -> out, backward out -> back (all one buffer
+// in place). c2r destroys its input, so out of place the forward runs again (untimed) to
+// restore it; in place the data is refilled (untimed) before each forward.
+template <class A, class Max>
+void time_pairs(PeerTimes& t, typename A::plan pf, typename A::plan pb, void* in, std::size_t reals,
+                bool in_place, bool real, int warmup, int iters, const Max& max_over_ranks,
+                const std::function<void()>& barrier) {
+  fill<A>(in, reals);
+  for (int it = -warmup; it < iters; ++it) {
+    if (in_place) fill<A>(in, reals);
+    barrier();
+    double a = MPI_Wtime();
+    A::execute(pf);
+    const double tf = max_over_ranks(MPI_Wtime() - a);
+    barrier();
+    a = MPI_Wtime();
+    A::execute(pb);
+    const double tb = max_over_ranks(MPI_Wtime() - a);
+    if (real && !in_place) A::execute(pf);  // restore `out` for the next backward
+    if (it >= 0) t.forward.push_back(tf), t.backward.push_back(tb);
+  }
+}
+
 template <class A>
 PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                    volfft::Effort effort, bool transposed, int warmup, int iters) {
+                    volfft::Effort effort, bool transposed, bool in_place, int warmup, int iters) {
   A::init();
   const int r = static_cast<int>(shape.size());
   std::vector<ptrdiff_t> n(shape.begin(), shape.end()), nc = n;
   const bool real = kind == volfft::Kind::r2c;
   if (real) nc.back() = n.back() / 2 + 1;
   ptrdiff_t n0, s0, n1, s1;
-  // Complex elements per rank (FFTW-MPI pads real arrays' last axis to 2*(n/2+1)).
+  // Complex elements per rank, enough for either side and for in place (FFTW-MPI pads real
+  // arrays' last axis to 2*(n/2+1)).
   const ptrdiff_t count = A::local_size(r, nc.data(), comm, &n0, &s0, &n1, &s1);
   const std::size_t bytes = std::max<ptrdiff_t>(count, 1) * sizeof(typename A::cplx);
   void* in = A::alloc(bytes);
-  void* out = A::alloc(bytes);
-  void* back = A::alloc(bytes);
+  void* out = in_place ? in : A::alloc(bytes);
+  void* back = in_place ? in : A::alloc(bytes);
   std::memset(in, 0, bytes);
   const unsigned f = flags_of(effort);
   const unsigned fo = f | (transposed ? FFTW_MPI_TRANSPOSED_OUT : 0u);
@@ -126,44 +161,32 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
                              : A::dft(r, n.data(), out, back, comm, FFTW_BACKWARD, fi);
   t.plan_seconds = max_over(comm, MPI_Wtime() - t0);
   if (!pf || !pb) throw std::runtime_error("FFTW-MPI could not plan this problem");
-  // Data: not zeros, so that no branch is faster than in real use.
-  auto* x = static_cast<typename A::real*>(in);
-  for (std::size_t k = 0; k < bytes / sizeof(typename A::real); ++k) x[k] = static_cast<typename A::real>((k * 7919 % 1000) * 1e-3);
-  for (int it = -warmup; it < iters; ++it) {
-    MPI_Barrier(comm);
-    double a = MPI_Wtime();
-    A::execute(pf);
-    double tf = max_over(comm, MPI_Wtime() - a);
-    // c2r destroys its input: refresh the spectrum from the forward output each time.
-    MPI_Barrier(comm);
-    a = MPI_Wtime();
-    A::execute(pb);
-    double tb = max_over(comm, MPI_Wtime() - a);
-    if (real) A::execute(pf);  // restore `out` for the next backward
-    if (it >= 0) t.forward.push_back(tf), t.backward.push_back(tb);
-  }
+  time_pairs<A>(t, pf, pb, in, bytes / sizeof(typename A::real), in_place, real, warmup, iters,
+                [&](double x) { return max_over(comm, x); }, [&] { MPI_Barrier(comm); });
   A::destroy(pf);
   A::destroy(pb);
   A::release(in);
-  A::release(out);
-  A::release(back);
-  t.mode = std::string("FFTW-MPI slab, ") + (transposed ? "TRANSPOSED_OUT/IN" : "natural order");
+  if (!in_place) A::release(out), A::release(back);
+  t.mode = std::string("FFTW-MPI slab, ") + (in_place ? "in-place, " : "out-of-place, ") +
+           (transposed ? "TRANSPOSED_OUT/IN" : "natural order");
   return t;
 }
 
 template <class A>
 PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                       volfft::Effort effort, int threads, int warmup, int iters) {
-  if (threads > 1) A::threads(threads);
+                       volfft::Effort effort, int threads, bool in_place, int warmup, int iters) {
+  A::threads(threads);
   const int r = static_cast<int>(shape.size());
   std::vector<int> n(shape.begin(), shape.end());
   std::size_t total = 1;
   for (int e : n) total *= static_cast<std::size_t>(e);
   const bool real = kind == volfft::Kind::r2c;
+  // Complex elements of the spectrum: also the padded real array of an in-place r2c.
   const std::size_t complex_count = real ? total / n.back() * (n.back() / 2 + 1) : total;
-  void* in = A::alloc(std::max(total, complex_count) * sizeof(typename A::cplx));
-  void* out = A::alloc(complex_count * sizeof(typename A::cplx));
-  void* back = A::alloc(std::max(total, complex_count) * sizeof(typename A::cplx));
+  const std::size_t bytes = std::max(total, complex_count) * sizeof(typename A::cplx);
+  void* in = A::alloc(bytes);
+  void* out = in_place ? in : A::alloc(complex_count * sizeof(typename A::cplx));
+  void* back = in_place ? in : A::alloc(bytes);
   const unsigned f = flags_of(effort);
   PeerTimes t;
   forget_fftw_wisdom();
@@ -171,44 +194,55 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
   typename A::plan pf = real ? A::serial_r2c(r, n.data(), in, out, f) : A::serial_dft(r, n.data(), in, out, FFTW_FORWARD, f);
   typename A::plan pb = real ? A::serial_c2r(r, n.data(), out, back, f) : A::serial_dft(r, n.data(), out, back, FFTW_BACKWARD, f);
   t.plan_seconds = MPI_Wtime() - t0;
-  auto* x = static_cast<typename A::real*>(in);
-  for (std::size_t k = 0; k < total * (real ? 1 : 2); ++k) x[k] = static_cast<typename A::real>((k * 7919 % 1000) * 1e-3);
-  for (int it = -warmup; it < iters; ++it) {
-    double a = MPI_Wtime();
-    A::execute(pf);
-    double tf = MPI_Wtime() - a;
-    a = MPI_Wtime();
-    A::execute(pb);
-    double tb = MPI_Wtime() - a;
-    if (real) A::execute(pf);
-    if (it >= 0) t.forward.push_back(tf), t.backward.push_back(tb);
-  }
+  if (!pf || !pb) throw std::runtime_error("FFTW could not plan this problem");
+  time_pairs<A>(t, pf, pb, in, (real ? 2 * complex_count : 2 * total), in_place, real, warmup, iters,
+                [](double x) { return x; }, [] {});
   A::destroy(pf);
   A::destroy(pb);
   A::release(in);
-  A::release(out);
-  A::release(back);
-  if (threads > 1) A::threads(1);
-  t.mode = "FFTW serial " + std::to_string(r) + "-D plan, " + std::to_string(threads) + " thread(s)";
+  if (!in_place) A::release(out), A::release(back);
+  A::threads(1);
+  t.mode = "FFTW serial " + std::to_string(r) + "-D plan, " + (in_place ? "in-place, " : "out-of-place, ") +
+           std::to_string(threads) + " thread(s)";
   return t;
 }
 
 }  // namespace
 
-PeerTimes time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                        volfft::Precision precision, volfft::Effort effort, bool transposed,
-                        int warmup, int iters) {
-  if (precision == volfft::Precision::float64)
-    return mpi_times<D>(comm, shape, kind, effort, transposed, warmup, iters);
-  return mpi_times<F>(comm, shape, kind, effort, transposed, warmup, iters);
+std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
+                                     volfft::Precision precision, volfft::Effort effort, int warmup,
+                                     int iters) {
+  std::vector<PeerTimes> modes;
+  for (bool in_place : {false, true})
+    for (bool transposed : {true, false})
+      modes.push_back(precision == volfft::Precision::float64
+                          ? mpi_times<D>(comm, shape, kind, effort, transposed, in_place, warmup, iters)
+                          : mpi_times<F>(comm, shape, kind, effort, transposed, in_place, warmup, iters));
+  return modes;
 }
 
-PeerTimes time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                           volfft::Precision precision, volfft::Effort effort, int threads,
-                           int warmup, int iters) {
-  if (precision == volfft::Precision::float64)
-    return serial_times<D>(shape, kind, effort, threads, warmup, iters);
-  return serial_times<F>(shape, kind, effort, threads, warmup, iters);
+std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
+                                        volfft::Precision precision, volfft::Effort effort, int threads,
+                                        int warmup, int iters) {
+  std::vector<PeerTimes> modes;
+  for (bool in_place : {false, true})
+    modes.push_back(precision == volfft::Precision::float64
+                        ? serial_times<D>(shape, kind, effort, threads, in_place, warmup, iters)
+                        : serial_times<F>(shape, kind, effort, threads, in_place, warmup, iters));
+  return modes;
+}
+
+std::size_t fastest(const std::vector<PeerTimes>& modes) {
+  auto total = [](const PeerTimes& p) {
+    std::vector<double> f = p.forward, b = p.backward;
+    std::sort(f.begin(), f.end());
+    std::sort(b.begin(), b.end());
+    return f[f.size() / 2] + b[b.size() / 2];
+  };
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < modes.size(); ++k)
+    if (total(modes[k]) < total(modes[best])) best = k;
+  return best;
 }
 
 }  // namespace bench

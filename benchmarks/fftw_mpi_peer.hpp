@@ -1,5 +1,6 @@
 // FFTW's own MPI transform (slab decomposition) on the same problem, for --compare fftw-mpi;
-// and FFTW's serial multi-dimensional plan, for --compare fftw-serial.
+// and FFTW's serial multi-dimensional plan, for --compare fftw-serial and fftw-threads. Each
+// peer runs in every mode a user could choose; the fastest is the one volfft is compared with.
 #pragma once
 
 #include <mpi.h>
@@ -23,14 +24,19 @@ struct PeerTimes {
 /// one measured: plan times compare like with like, whichever runs first.
 void forget_fftw_wisdom();
 
-/// Times FFTW-MPI forward/backward (out-of-place, FFTW_MPI_TRANSPOSED_OUT/IN when `transposed`).
-PeerTimes time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                        volfft::Precision precision, volfft::Effort effort, bool transposed,
-                        int warmup, int iters);
+/// Times FFTW-MPI forward/backward in each of its modes, as a user would pick the fastest:
+/// out-of-place and in-place, each with FFTW_MPI_TRANSPOSED_OUT/IN and in natural order.
+std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape,
+                                     volfft::Kind kind, volfft::Precision precision,
+                                     volfft::Effort effort, int warmup, int iters);
 
-/// Times FFTW's serial plan of the whole array on one rank (`threads` > 1: FFTW threads).
-PeerTimes time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                           volfft::Precision precision, volfft::Effort effort, int threads,
-                           int warmup, int iters);
+/// Times FFTW's serial plan of the whole array on one rank, out-of-place and in-place, with
+/// `threads` FFTW threads.
+std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
+                                        volfft::Precision precision, volfft::Effort effort,
+                                        int threads, int warmup, int iters);
+
+/// Index of the mode with the smallest median forward + backward time (`modes` not empty).
+std::size_t fastest(const std::vector<PeerTimes>& modes);
 
 }  // namespace bench
