@@ -232,3 +232,23 @@ def test_driver_warns_when_threads_share_a_core():
     assert re.search(r"warning: 2 thread\(s\) per rank, but a rank may run on 1 core\(s\) only "
                      r"\(its CPU affinity\).*`mpirun --bind-to none`.*--map-by slot:PE=2",
                      result.stdout), result.stdout
+
+
+@pytest.mark.skipif(MPIRUN is None or _built_driver() is None,
+                    reason="needs mpirun and a built volfft-bench")
+def test_fftw_mpi_peer_runs_in_every_mode_and_the_fastest_is_compared(tmp_path):
+    out = tmp_path / "peer.json"
+    command, env = _launch.launch(2, [_built_driver(), "r2c", "double", "16", "12", "10",
+                                      "--iters", "3", "--effort", "estimate", "--compare",
+                                      "fftw-mpi", "--json", str(out)], MPIRUN)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    peer = json.loads(out.read_text())["compare"]["fftw-mpi"]
+    modes = peer["modes"]
+    assert sorted(m["mode"] for m in modes) == sorted(
+        f"FFTW-MPI slab, {place}, {order}" for place in ("out-of-place", "in-place")
+        for order in ("TRANSPOSED_OUT/IN", "natural order"))
+    assert all(m["forward_median_ms"] > 0 and m["backward_median_ms"] > 0 for m in modes)
+    totals = {m["mode"]: m["forward_median_ms"] + m["backward_median_ms"] for m in modes}
+    assert peer["mode"] == min(totals, key=totals.get)
+    assert "<- fastest" in result.stdout and "(its fastest mode)" in result.stdout
