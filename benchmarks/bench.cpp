@@ -146,6 +146,10 @@ Args parse(int argc, char** argv, int size) {
       std::stringstream ss(value("--compare"));
       std::string item;
       while (std::getline(ss, item, ',')) {
+        if (item == "fftw-mpi" && !bench::have_fftw_mpi())
+          throw Error("volfft-bench: --compare fftw-mpi: this volfft-bench was built without FFTW-MPI "
+                      "(-DVOLFFT_BENCH_FFTW_MPI=OFF: no FFTW-MPI for the MPI it uses, e.g. MPICH beside "
+                      "Debian's Open MPI build of FFTW-MPI); fftw-serial and fftw-threads remain");
         if (item == "fftw-mpi") a.fftw_mpi = true;
         else if (item == "fftw-serial") a.fftw_serial = true;
         else if (item == "fftw-threads") a.fftw_threads = true;

@@ -1,6 +1,11 @@
 #include "fftw_mpi_peer.hpp"
 
+// VOLFFT_BENCH_FFTW_MPI (benchmarks/CMakeLists.txt): FFTW-MPI exists for this build's MPI.
+#if VOLFFT_BENCH_FFTW_MPI
 #include <fftw3-mpi.h>
+#else
+#include <fftw3.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -33,12 +38,11 @@ struct D {
   using real = double;
   using cplx = fftw_complex;
   using plan = fftw_plan;
+#if VOLFFT_BENCH_FFTW_MPI
   static void init() { fftw_mpi_init(); }
   static ptrdiff_t local_size(int r, const ptrdiff_t* n, MPI_Comm c, ptrdiff_t* a, ptrdiff_t* b, ptrdiff_t* x, ptrdiff_t* y) {
     return fftw_mpi_local_size_transposed(r, n, c, a, b, x, y);
   }
-  static void* alloc(std::size_t bytes) { return fftw_malloc(bytes); }
-  static void release(void* p) { fftw_free(p); }
   static plan dft(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, int s, unsigned f) {
     return fftw_mpi_plan_dft(r, n, (cplx*)i, (cplx*)o, c, s, f);
   }
@@ -48,6 +52,9 @@ struct D {
   static plan c2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
     return fftw_mpi_plan_dft_c2r(r, n, (cplx*)i, (real*)o, c, f);
   }
+#endif
+  static void* alloc(std::size_t bytes) { return fftw_malloc(bytes); }
+  static void release(void* p) { fftw_free(p); }
   static plan serial_dft(int r, const int* n, void* i, void* o, int s, unsigned f) {
     return fftw_plan_dft(r, n, (cplx*)i, (cplx*)o, s, f);
   }
@@ -68,12 +75,11 @@ struct F {
   using real = float;
   using cplx = fftwf_complex;
   using plan = fftwf_plan;
+#if VOLFFT_BENCH_FFTW_MPI
   static void init() { fftwf_mpi_init(); }
   static ptrdiff_t local_size(int r, const ptrdiff_t* n, MPI_Comm c, ptrdiff_t* a, ptrdiff_t* b, ptrdiff_t* x, ptrdiff_t* y) {
     return fftwf_mpi_local_size_transposed(r, n, c, a, b, x, y);
   }
-  static void* alloc(std::size_t bytes) { return fftwf_malloc(bytes); }
-  static void release(void* p) { fftwf_free(p); }
   static plan dft(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, int s, unsigned f) {
     return fftwf_mpi_plan_dft(r, n, (cplx*)i, (cplx*)o, c, s, f);
   }
@@ -83,6 +89,9 @@ struct F {
   static plan c2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
     return fftwf_mpi_plan_dft_c2r(r, n, (cplx*)i, (real*)o, c, f);
   }
+#endif
+  static void* alloc(std::size_t bytes) { return fftwf_malloc(bytes); }
+  static void release(void* p) { fftwf_free(p); }
   static plan serial_dft(int r, const int* n, void* i, void* o, int s, unsigned f) {
     return fftwf_plan_dft(r, n, (cplx*)i, (cplx*)o, s, f);
   }
@@ -132,6 +141,7 @@ void time_pairs(PeerTimes& t, typename A::plan pf, typename A::plan pb, void* in
   }
 }
 
+#if VOLFFT_BENCH_FFTW_MPI
 template <class A>
 PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
                     volfft::Effort effort, bool transposed, bool in_place, int warmup, int iters) {
@@ -172,6 +182,8 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
   return t;
 }
 
+#endif
+
 template <class A>
 PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind,
                        volfft::Effort effort, int threads, bool in_place, int warmup, int iters) {
@@ -209,16 +221,29 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
 
 }  // namespace
 
+bool have_fftw_mpi() {
+#if VOLFFT_BENCH_FFTW_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
 std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
                                      volfft::Precision precision, volfft::Effort effort, int warmup,
                                      int iters) {
   std::vector<PeerTimes> modes;
+#if !VOLFFT_BENCH_FFTW_MPI
+  (void)comm, (void)shape, (void)kind, (void)precision, (void)effort, (void)warmup, (void)iters;
+  throw std::runtime_error("volfft-bench: built without FFTW-MPI (VOLFFT_BENCH_FFTW_MPI=OFF)");
+#else
   for (bool in_place : {false, true})
     for (bool transposed : {true, false})
       modes.push_back(precision == volfft::Precision::float64
                           ? mpi_times<D>(comm, shape, kind, effort, transposed, in_place, warmup, iters)
                           : mpi_times<F>(comm, shape, kind, effort, transposed, in_place, warmup, iters));
   return modes;
+#endif
 }
 
 std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,

@@ -24,6 +24,10 @@ struct PeerTimes {
 /// one measured: plan times compare like with like, whichever runs first.
 void forget_fftw_wisdom();
 
+/// Whether this volfft-bench was built with FFTW-MPI (VOLFFT_BENCH_FFTW_MPI: FFTW-MPI exists
+/// for the MPI it was built with).
+bool have_fftw_mpi();
+
 /// Times FFTW-MPI forward/backward in each of its modes, as a user would pick the fastest:
 /// out-of-place and in-place, each with FFTW_MPI_TRANSPOSED_OUT/IN and in natural order.
 std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape,

@@ -4,10 +4,15 @@
 # scripts/install-deps.sh). pip drives the one CMake tree (scikit-build-core with
 # build-dir=build), so there is no second build for the wheel; re-runs are incremental.
 #
-# Environment: VOLFFT_VENV (default .venv), JOBS (default: all cores).
+# Environment: VOLFFT_VENV (default .venv), VOLFFT_BUILD_DIR (default build), VOLFFT_CMAKE_DEFINES
+# (more NAME=VALUE CMake definitions, space-separated: scripts/test-mpich.sh builds against MPICH
+# this way), JOBS (default: all cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VOLFFT_VENV:-.venv}
+BUILD_DIR=${VOLFFT_BUILD_DIR:-build}
+defines=()
+for define in ${VOLFFT_CMAKE_DEFINES:-}; do defines+=("-Ccmake.define.$define"); done
 PYTHON="$PWD/$VENV/bin/python"
 if [ ! -x "$PYTHON" ]; then
   echo "build: no Python environment at $VENV; run scripts/install-deps.sh first" >&2
@@ -15,17 +20,17 @@ if [ ! -x "$PYTHON" ]; then
 fi
 export CMAKE_BUILD_PARALLEL_LEVEL=${JOBS:-$(nproc)}
 
-echo "build: C++ library, tests, volfft-bench and the Python extension in build/ (one CMake tree;" \
+echo "build: C++ library, tests, volfft-bench and the Python extension in $BUILD_DIR/ (one CMake tree;" \
      "the first build takes a few minutes on 2 cores), then the package into $VENV"
 start=$SECONDS
 # -v shows CMake's configure and ninja's progress as they happen; errors come with their output.
 set +e
 "$PYTHON" -m pip install -v --no-build-isolation --progress-bar off \
-    -Cbuild-dir=build \
+    -Cbuild-dir="$BUILD_DIR" \
     -Ccmake.define.VOLFFT_TESTS=ON \
     -Ccmake.define.BUILD_SHARED_LIBS=ON \
     -Ccmake.define.VOLFFT_PYTHON_EXECUTABLE="$PYTHON" \
-    . 2>&1 |
+    "${defines[@]}" . 2>&1 |
   grep --line-buffered -v -e "^Requirement already satisfied" -e "Running pip as the 'root' user" \
        -e "^  *Using cached" -e "^Using pip " -e "^Non-user install"
 status=${PIPESTATUS[0]}

@@ -1,5 +1,6 @@
 #include "mpi/check.hpp"
 
+#include <cctype>
 #include <string>
 
 #include "volfft/error.hpp"
@@ -33,7 +34,18 @@ std::string library_name() {
   int length = 0;
   MPI_Get_library_version(text, &length);
   const std::string s(text, static_cast<std::size_t>(length));
-  return s.substr(0, s.find_first_of(",\n"));
+  // The first line up to a comma ("Open MPI v4.1.4", "MPICH Version:\t4.0.2"), its white space
+  // made single spaces: it goes into one-line reports and JSON strings.
+  std::string name;
+  for (char c : s.substr(0, s.find_first_of(",\n"))) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!name.empty() && name.back() != ' ') name += ' ';
+    } else {
+      name += c;
+    }
+  }
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  return name;
 }
 
 }  // namespace volfft::mpi

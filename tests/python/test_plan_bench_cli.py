@@ -242,6 +242,9 @@ def test_fftw_mpi_peer_runs_in_every_mode_and_the_fastest_is_compared(tmp_path):
                                       "--iters", "3", "--effort", "estimate", "--compare",
                                       "fftw-mpi", "--json", str(out)], MPIRUN)
     result = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    if "built without FFTW-MPI" in result.stdout + result.stderr:
+        # An MPI without FFTW-MPI (MPICH beside Debian's Open MPI FFTW-MPI: docs/mpich.md).
+        pytest.skip("this volfft-bench was built without FFTW-MPI (VOLFFT_BENCH_FFTW_MPI=OFF)")
     assert result.returncode == 0, result.stdout + result.stderr
     peer = json.loads(out.read_text())["compare"]["fftw-mpi"]
     modes = peer["modes"]

@@ -76,6 +76,25 @@ def mpich_setup(prefix_root: Path = Path("/opt/mpich")) -> None:
             raise ClusterError(f"apt-get download {' '.join(MPICH_PACKAGES)} failed (run apt-get update?)")
         for deb in sorted(Path(tmp).glob("*.deb")):
             run(["dpkg", "-x", str(deb), str(prefix_root)])
+    relocate_wrappers(prefix_root / "usr")
     print(f"MPICH unpacked into {prefix_root}; mpiexec: {prefix_root}/usr/bin/mpiexec.hydra")
+
+
+def relocate_wrappers(prefix: Path) -> None:
+    """Point the unpacked compiler wrappers (``mpicc.mpich``, ``mpicxx.mpich``, ...) at ``prefix``.
+
+    Debian's wrappers name ``/usr`` for their headers and libraries, where Open MPI's are; an
+    unpacked copy must use its own, so that CMake's FindMPI (``-DMPI_CXX_COMPILER=...``) and
+    ``mpi4py``'s build (``MPICC=...``) compile against MPICH. Idempotent.
+    """
+    for wrapper in sorted((prefix / "bin").glob("mpi*.mpich")):
+        if wrapper.is_symlink() or b"\0" in wrapper.read_bytes():
+            continue  # mpiexec.mpich: the launcher itself, not a shell wrapper
+        text = wrapper.read_text()
+        fixed = (text.replace("prefix=/usr\n", f"prefix={prefix}\n")
+                 .replace("includedir=/usr/include", f"includedir={prefix}/include")
+                 .replace("libdir=/usr/lib", f"libdir={prefix}/lib"))
+        if fixed != text:
+            wrapper.write_text(fixed)
 
 
