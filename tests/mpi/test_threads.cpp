@@ -1,9 +1,9 @@
 // Threads per rank (Options::threads) and the FFT backends: plans at 1, 2 and 3 threads give
 // the serial reference's numbers and the unthreaded plan's numbers, with every backend of this
 // build and with engines that pack (alltoallv, pipelined) and that copy through shared memory
-// (node). Shapes are large enough that the copies and FFTs really run threaded. Bad thread
-// counts and unavailable backends are refused with a message. Run at np 1-4, and with --quick
-// (half-size shapes) at np 5.
+// (node), and every other engine on one shape. Shapes are large enough that the copies and FFTs
+// really run threaded. Bad thread counts and unavailable backends are refused with a message.
+// Run at np 1-4, and with --quick (half-size shapes) at np 5.
 #include <cstdio>
 
 #include "mpi/transform_check.hpp"
@@ -85,6 +85,30 @@ int main(int argc, char** argv) {
               ++cases;
             }
           }
+    // Every other engine of the library's catalogue, threads 2 against 1 on one shape (the
+    // packing engines share their copy kernels; this checks each one's own path with threads).
+    for (Engine engine : engines()) {
+      if (engine == Engine::automatic || engine == Engine::alltoallv || engine == Engine::node ||
+          engine == Engine::pipelined)
+        continue;
+      for (auto g : grids) {
+        Options o;
+        o.engine = engine;
+        o.effort = Effort::estimate;
+        o.grid = g;
+        const std::vector<Index> n = quick ? std::vector<Index>{32, 24, 20} : std::vector<Index>{64, 48, 40};
+        const std::string base = shape_text(n, Kind::c2c, "double") + " grid " + std::to_string(g[0]) + "x" +
+                                 std::to_string(g[1]) + " " + to_string(engine);
+        o.threads = 1;
+        const auto serial = check_transform<double>(MPI_COMM_WORLD, n, Kind::c2c, o, base + " threads 1");
+        o.threads = 2;
+        const auto threaded = check_transform<double>(MPI_COMM_WORLD, n, Kind::c2c, o, base + " threads 2");
+        const double d = relative_difference(MPI_COMM_WORLD, threaded, serial);
+        CHECK_MSG(d <= transform_tolerance<double>(n[0] * n[1] * n[2]), base << " threads 2: differs from 1 thread by " << d);
+        cases += 2;
+      }
+    }
+
     // Single precision, threaded, with each backend.
     for (Backend backend : backends) {
       Options o;
