@@ -104,4 +104,17 @@ template void copy_box<std::complex<float>>(const std::complex<float>*,
                                             const std::array<Index, 3>&,
                                             const std::array<Index, 3>&, float, int);
 
+template <class Real>
+void scale_array(Real* p, Index n, Real factor, int threads) {
+  const bool parallel = threads > 1 && n >= 2 * kParallelElements;
+  (void)parallel;
+#if defined(VOLFFT_HAVE_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#endif
+  for (Index x = 0; x < n; ++x) p[x] *= factor;
+}
+
+template void scale_array<double>(double*, Index, double, int);
+template void scale_array<float>(float*, Index, float, int);
+
 }  // namespace volfft::kernels

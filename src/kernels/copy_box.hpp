@@ -20,6 +20,15 @@ void copy_box(const T* src, const std::array<Index, 3>& src_strides, T* dst,
               const std::array<Index, 3>& dst_strides, const std::array<Index, 3>& extent,
               typename T::value_type scale, int threads = 1);
 
+/// p[x] *= factor for x in [0, n): the backward scale where no copy carries it (no exchange, as
+/// at one rank). `threads` as for copy_box: the pass is memory-bound, and one thread does not
+/// draw the node's bandwidth.
+template <class Real>
+void scale_array(Real* p, Index n, Real factor, int threads = 1);
+
+extern template void scale_array<double>(double*, Index, double, int);
+extern template void scale_array<float>(float*, Index, float, int);
+
 extern template void copy_box<std::complex<double>>(const std::complex<double>*,
                                                     const std::array<Index, 3>&,
                                                     std::complex<double>*,

@@ -4,6 +4,7 @@
 
 #include "core/engines.hpp"
 #include "core/user_axes.hpp"
+#include "kernels/copy_box.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
 
@@ -100,7 +101,8 @@ void* Program::array(std::size_t stage, void* out) const {
 
 Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options, bool forward,
                  const Buffers& buffers, std::vector<exchange::Setup> setups, double scale, void* plan_in, void* plan_out)
-    : bp_(bp), forward_(forward), buffers_(buffers), scale_(scale), work_(std::make_unique<Work>()) {
+    : bp_(bp), forward_(forward), buffers_(buffers), scale_(scale), threads_(options.threads),
+      work_(std::make_unique<Work>()) {
   const std::size_t S = bp.stages.size(), E = S - 1;
   const bool receive_area = core::engine_info(bp.engine).receive_area;
   bool fed_per_chunk = false;  // the previous exchange transforms this stage per chunk
@@ -224,14 +226,10 @@ void Program::continue_from(std::size_t from) {
 void Program::scale_output(void* out) const {
   // The backward output holds input_count() reals (r2c) or complexes (c2c): 1 or 2 reals each.
   const Index reals = bp_.input_count() * (bp_.kind == Kind::c2c ? 2 : 1);
-  if (bp_.precision == Precision::float64) {
-    double* p = static_cast<double*>(out);
-    for (Index x = 0; x < reals; ++x) p[x] *= scale_;
-  } else {
-    float* p = static_cast<float*>(out);
-    const float f = static_cast<float>(scale_);
-    for (Index x = 0; x < reals; ++x) p[x] *= f;
-  }
+  if (bp_.precision == Precision::float64)
+    kernels::scale_array(static_cast<double*>(out), reals, scale_, threads_);
+  else
+    kernels::scale_array(static_cast<float*>(out), reals, static_cast<float>(scale_), threads_);
 }
 
 }  // namespace volfft::plan

@@ -56,6 +56,7 @@ class Program {
   bool forward_;
   Buffers buffers_;
   double scale_;
+  int threads_;  // Options::threads: the scale pass's too
   bool scale_in_exchange_ = false;
   std::vector<Position> positions_;
   std::vector<Phase> phases_;
