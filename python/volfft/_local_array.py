@@ -91,6 +91,12 @@ class LocalArray(np.ndarray):
             raise ValueError("memory: this array is no longer a whole block of a plan")
         return np.asarray(self).transpose(self._memory_order)
 
+    def __array_wrap__(self, obj, *args, **kwargs):
+        # Reductions (u.sum(), np.max(u)) give numpy scalars, as for plain arrays, not 0-d
+        # LocalArrays.
+        result = super().__array_wrap__(obj, *args, **kwargs)
+        return result[()] if result.ndim == 0 else result
+
     def __reduce__(self):
         # Pickled (mpi4py's lowercase send/gather) as a plain array: the plan's attributes
         # describe one rank's block and mean nothing elsewhere.

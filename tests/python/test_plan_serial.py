@@ -338,3 +338,27 @@ def test_threads_beyond_the_ranks_cores_warn(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         volfft.Plan(SELF, (4, 4, 4), threads=2, effort="estimate").close()
+
+
+# ---------------------------------------------------------------- LocalArray
+def test_local_array_behaves_like_numpy(plan):
+    """Arithmetic keeps the block's place (same shape), slices and reductions do not claim it,
+    reductions are numpy scalars, and pickling (mpi4py's lowercase calls) sends plain arrays."""
+    import pickle
+
+    a = plan.input_array()
+    a[...] = 2.0
+    doubled = a * 2
+    assert isinstance(doubled, volfft.LocalArray) and doubled.offset == a.offset
+    assert doubled.global_shape == plan.shape and doubled.memory_order == plan.input_order
+    part = a[1:]
+    assert part.offset is None and part.global_shape is None
+    with pytest.raises(ValueError, match=r"local_slice: this array is no longer a whole block"):
+        part.local_slice()
+    with pytest.raises(ValueError, match=r"memory: this array is no longer a whole block"):
+        part.memory
+    assert isinstance(a.sum(), np.complexfloating) and a.sum() == 2.0 * a.size
+    assert isinstance(np.max(np.abs(a)), np.floating)
+    copy = pickle.loads(pickle.dumps(a))
+    assert type(copy) is np.ndarray and np.array_equal(copy, a)
+    assert a.local_slice() == plan.local_slice()
