@@ -13,7 +13,8 @@ VENV=${VOLFFT_VENV:-.venv}
 BUILD_DIR=${VOLFFT_BUILD_DIR:-build}
 defines=()
 for define in ${VOLFFT_CMAKE_DEFINES:-}; do defines+=("-Ccmake.define.$define"); done
-PYTHON="$PWD/$VENV/bin/python"
+case $VENV in /*) ;; *) VENV="$PWD/$VENV" ;; esac  # absolute: CMake and the tests keep it
+PYTHON="$VENV/bin/python"
 if [ ! -x "$PYTHON" ]; then
   echo "build: no Python environment at $VENV; run scripts/install-deps.sh first" >&2
   exit 1
