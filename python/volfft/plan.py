@@ -668,7 +668,7 @@ class Plan:
 
         Accepted without a copy: an ndarray of the side's dtype and local shape (global axes)
         whose memory is in the side's order, as every array volfft gives out is. An array of
-        that shape and dtype with other memory (``-u_hat / k2``: numpy lays out the results of
+        that shape and dtype with other memory (``-k2 * u_hat``: numpy lays out the results of
         broadcasting in C order) is copied when ``staging`` allows it: ``"plan"`` (a transform's
         input, which it does not modify) into the plan's staging array for that side, allocated
         on first need and reused; ``"new"`` into a new array. Anything else is refused with what
