@@ -48,8 +48,13 @@ def run_cell(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: 
         command = [os.path.join(ROOT, "scripts", "mpirun.sh"), "-n", str(nprocs), bench, kind,
                    precision, str(n), str(n), str(n), "--iters", str(iters), "--no-scale",
                    "--compare", "fftw-mpi", "--json", out]
+        # The job gets this process's environment as Python read it at start-up, less any MPI
+        # job's identity: when this process is an MPI process itself (a singleton after
+        # MPI_Init), its C environment carries variables that make the child mpirun fail.
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("OMPI_COMM_WORLD", "PMIX_", "PMI_", "HYDRA_"))}
         try:
-            run = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+            run = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired as error:
             raise RuntimeError(f"{' '.join(command)}: no result within {timeout} s") from error
         if run.returncode != 0 or not os.path.exists(out):
