@@ -45,9 +45,11 @@ def test_tiny_matrix(tmp_path, capsys):
         for r in cell["rounds"]:
             assert r["ratio"] == pytest.approx(r["volfft_ms"] / r["fftw_mpi_ms"])
             assert len(r["fftw_mpi_modes"]) == 4
-            fastest = min(r["fftw_mpi_modes"],
-                          key=lambda m: m["forward_median_ms"] + m["backward_median_ms"])
-            assert r["fftw_mpi_mode"] == fastest["mode"]
+            totals = {m["mode"]: m["forward_median_ms"] + m["backward_median_ms"]
+                      for m in r["fftw_mpi_modes"]}
+            # The fastest by the bench's exact medians; the JSON rounds them to 6 digits, so a
+            # near tie may order differently here.
+            assert totals[r["fftw_mpi_mode"]] <= min(totals.values()) * (1 + 1e-5) + 1e-9
         ratios = [r["ratio"] for r in cell["rounds"]]
         assert cell["ratio_min"] == min(ratios) and cell["ratio_max"] == max(ratios)
     assert set(report["not_run"]) == {"mpi4py-fft", "dtFFT", "heFFTe"}

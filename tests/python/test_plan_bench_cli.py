@@ -253,5 +253,7 @@ def test_fftw_mpi_peer_runs_in_every_mode_and_the_fastest_is_compared(tmp_path):
         for order in ("TRANSPOSED_OUT/IN", "natural order"))
     assert all(m["forward_median_ms"] > 0 and m["backward_median_ms"] > 0 for m in modes)
     totals = {m["mode"]: m["forward_median_ms"] + m["backward_median_ms"] for m in modes}
-    assert peer["mode"] == min(totals, key=totals.get)
+    # The fastest by the bench's exact medians (the JSON rounds them to 6 digits: a near tie
+    # may order differently here).
+    assert totals[peer["mode"]] <= min(totals.values()) * (1 + 1e-5) + 1e-9
     assert "<- fastest" in result.stdout and "(its fastest mode)" in result.stdout
