@@ -257,13 +257,14 @@ std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, 
   return modes;
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 std::size_t fastest(const std::vector<PeerTimes>& modes) {
-  auto total = [](const PeerTimes& p) {
-    std::vector<double> f = p.forward, b = p.backward;
-    std::sort(f.begin(), f.end());
-    std::sort(b.begin(), b.end());
-    return f[f.size() / 2] + b[b.size() / 2];
-  };
+  auto total = [](const PeerTimes& p) { return median(p.forward) + median(p.backward); };
   std::size_t best = 0;
   for (std::size_t k = 1; k < modes.size(); ++k)
     if (total(modes[k]) < total(modes[best])) best = k;
