@@ -119,8 +119,9 @@ class Plan {
   /// Same, each phase the maximum over ranks. Collective.
   std::vector<Phase> timings_max(Direction direction) const;
 
-  /// Workspace bytes the plan for these arguments needs on rank `rank` of `comm_size`.
-  /// Pure (no MPI).
+  /// Workspace bytes the plan for these arguments needs on rank `rank` of `comm_size` when it is
+  /// given that workspace (Options::workspace; engine auto then means alltoallv, since the
+  /// node engine cannot put a caller's memory in shared memory). Pure (no MPI).
   static std::size_t required_workspace_bytes(int comm_size, int rank,
                                               const std::vector<std::int64_t>& shape, Kind kind,
                                               Precision precision, const Options& options = {});

@@ -110,8 +110,9 @@ std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, K
   return best;
 }
 
-// The default engine: MPI_Alltoallv applies everywhere (the others are measured by the tuner).
-Engine choose_engine() { return Engine::alltoallv; }
+Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspace) {
+  return comm_size > 1 && ranks_sharing_a_node >= 2 && !user_workspace ? Engine::node : Engine::alltoallv;
+}
 
 Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& shape, Kind kind,
                          Precision precision, const Options& options, bool padding) {
@@ -124,7 +125,11 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   const bool automatic = options.grid[0] == 0 && options.grid[1] == 0;
   const auto user_grid = automatic ? choose_grid(comm_size, shape, kind) : options.grid;
   bp.grid = internal_grid(shape, user_grid);
-  bp.engine = options.engine == Engine::automatic ? choose_engine() : options.engine;
+  // Without MPI the ranks' nodes are unknown: assume they share one (a workstation), or nodes
+  // of ranks_per_node. Plans resolve the engine from where their ranks run before this.
+  const int sharing = options.ranks_per_node > 0 ? std::min(options.ranks_per_node, comm_size) : comm_size;
+  bp.engine = options.engine == Engine::automatic ? choose_engine(comm_size, sharing, options.workspace != nullptr)
+                                                  : options.engine;
   if (bp.engine == Engine::pipelined && options.planes == 0) bp.engine = Engine::alltoallv;
   bp.layout = options.layout;
   bp.scale_backward = options.scale_backward;

@@ -113,8 +113,14 @@ PencilBoxes pencil_boxes(const std::array<Index, 3>& n, const std::array<Index, 
 /// local array, ties broken towards square. Returns the user-facing grid.
 std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, Kind kind);
 
-/// The engine chosen for Engine::automatic without measuring (effort estimate, or one rank).
-Engine choose_engine();
+/// The engine chosen for Engine::automatic without measuring (tune = 0), from facts every rank
+/// agrees on: `node` when some node holds at least two of the plan's ranks
+/// (`ranks_sharing_a_node` >= 2, the largest MPI_COMM_TYPE_SHARED group, cut by ranks_per_node)
+/// and no rank brings its own workspace (which cannot be shared memory, so the node engine would
+/// copy once more); otherwise `alltoallv`, which applies everywhere and needs no shared memory.
+/// Measured: `node` was 0.6-0.9x of `alltoallv` at every point of docs/performance.md's one-node
+/// tables (2 and 16 cores, 2-16 ranks, c2c and r2c).
+Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspace);
 
 /// The blueprint of virtual rank `vrank`. Validates first. `padding` = false skips the largest
 /// block over all pairs of a group (O(members^2), needed only by the alltoall engine).

@@ -69,6 +69,20 @@ int virtual_rank(const Options& options, int rank) {
                           options.rank_order.begin());
 }
 
+// Engine::automatic by rule (core::choose_engine), from facts gathered here and agreed: the
+// largest group of the plan's ranks on one node, and whether any rank brings a workspace.
+Engine rule_engine(MPI_Comm comm, const Options& options) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  if (size == 1) return core::choose_engine(1, 1, options.workspace != nullptr);
+  MPI_Comm node = mpi::split_by_node(comm, options.ranks_per_node);
+  int facts[2] = {0, options.workspace ? 1 : 0};
+  MPI_Comm_size(node, &facts[0]);
+  MPI_Comm_free(&node);
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, facts, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  return core::choose_engine(size, facts[0], facts[1] != 0);
+}
+
 }  // namespace
 
 class Plan::Impl {
@@ -144,6 +158,11 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   };
   agree_on_blueprint();
   if (!options.wisdom_file.empty()) tune::check_wisdom_path(comm, options.wisdom_file);
+  const bool engine_by_rule = options.engine == Engine::automatic && !tune::wants_tuning(size, options);
+  if (engine_by_rule) {
+    options.engine = rule_engine(comm, options);
+    agree_on_blueprint();
+  }
   if (tune::wants_tuning(size, options)) {
     options = tune::tune(comm, shape, kind, precision, options, tuning_report);
     agree_on_blueprint();
@@ -158,6 +177,20 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   mpi::check(MPI_Comm_split(comm, bp.position[1], bp.position[0], &comms.column), "MPI_Comm_split");
   MPI_Comm_set_errhandler(comms.row, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(comms.column, MPI_ERRORS_RETURN);
+
+  // The node engine chosen by rule, not by the user, must not turn a small /dev/shm (a
+  // container's 64 MB) into an error: its shared memory is made first, and where any node
+  // could not make it (agreed: every rank sees the same failure) the plan takes the rule's
+  // other engine instead.
+  if (engine_by_rule && bp.engine == Engine::node && bp.buffer_count > 0) {
+    try {
+      shared = std::make_unique<mpi::SharedWorkspace>(comm, options.ranks_per_node, bp.workspace_bytes());
+    } catch (const Error&) {
+      options.engine = Engine::alltoallv;
+      agree_on_blueprint();
+      description = describe(size, shape, kind, precision, options);
+    }
+  }
 
   // Each engine's own check of whether it applies (counts, MPI features), agreed.
   auto forward_setups = plan::exchange_setups(bp, options, true, comms.row, comms.column);
@@ -227,7 +260,7 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   // Engine node: the buffers go into memory shared by the node's ranks (collective and agreed
   // inside, so every rank takes part, with 0 bytes when it brings its own workspace). First, so
   // that no rank can have left for a local failure while the others wait in it.
-  if (bp.engine == Engine::node && bp.buffer_count > 0)
+  if (bp.engine == Engine::node && bp.buffer_count > 0 && !shared)
     shared = std::make_unique<mpi::SharedWorkspace>(comm(), options.ranks_per_node,
                                                     options.workspace ? 0 : bp.workspace_bytes());
   std::string problem;
@@ -436,7 +469,12 @@ std::vector<Phase> Plan::timings_max(Direction d) const {
 std::size_t Plan::required_workspace_bytes(int comm_size, int rank,
                                            const std::vector<std::int64_t>& shape, Kind kind,
                                            Precision precision, const Options& options) {
-  return core::make_blueprint(comm_size, virtual_rank(options, rank), shape, kind, precision, options)
+  // The plan will be given this workspace, and a plan with a workspace of its own takes the
+  // rule's engine for that case (core::choose_engine), whatever nodes its ranks are on.
+  Options planned = options;
+  if (planned.engine == Engine::automatic && planned.tune == 0)
+    planned.engine = core::choose_engine(comm_size, comm_size, /*user_workspace=*/true);
+  return core::make_blueprint(comm_size, virtual_rank(planned, rank), shape, kind, precision, planned)
       .workspace_bytes();
 }
 

@@ -42,11 +42,23 @@ int main(int argc, char** argv) {
     o.tune = 600;
     const std::vector<std::int64_t> shape{12, 10, 9};
 
-    // 0. The default (tune 0) chooses by rule, without timing anything.
+    // 0. The default (tune 0) chooses by rule, without timing anything: the node engine when
+    //    ranks share a node (all of this job's do), else alltoallv; alltoallv also when the
+    //    plan gets a workspace of the caller's (it cannot be shared memory).
     {
       Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, Options{});
       CHECK_MSG(plan.tuning_report().empty(), plan.tuning_report());
-      CHECK(plan.engine() == Engine::alltoallv);
+      CHECK(plan.engine() == (size > 1 ? Engine::node : Engine::alltoallv));
+      Options alone;
+      alone.ranks_per_node = 1;  // every rank a node of its own
+      CHECK(Plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, alone).engine() == Engine::alltoallv);
+      Options given;
+      std::vector<unsigned char> memory(
+          Plan::required_workspace_bytes(size, rank, shape, Kind::c2c, Precision::float64, given));
+      given.workspace = memory.data(), given.workspace_bytes = memory.size();
+      Plan with_workspace(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, given);
+      CHECK(with_workspace.engine() == Engine::alltoallv);
+      CHECK(with_workspace.workspace_bytes() == memory.size());
     }
 
     // 1. Per-rank noise (up to 50 ms, larger than the differences measured): same choice.
