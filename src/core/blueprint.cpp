@@ -45,8 +45,10 @@ constexpr Order kNatural{0, 1, 2};
 
 void merge_ops(std::vector<FftOp>& into, const std::vector<FftOp>& more) {
   for (const FftOp& op : more) {
-    // c2c batches on the same array fuse into one multi-dimensional FFTW plan.
-    if (!into.empty() && !into.back().real && !op.real) {
+    // Batches on the same array fuse into one multi-dimensional plan: c2c after c2c, and c2c
+    // after the r2c (FFTW's and ducc0's multi-dimensional r2c; a c2r is split again for the
+    // backward, make_stage_ops, since a multi-dimensional c2r destroys its input).
+    if (!into.empty() && !op.real) {
       into.back().axes.insert(into.back().axes.end(), op.axes.begin(), op.axes.end());
     } else {
       into.push_back(op);

@@ -119,10 +119,24 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
     }
     return runs;
   }
-  // Backward: undo the ops in reverse order.
+  // Backward: undo the ops in reverse order. A fused r2c (axis 2 with others, merge_ops) is
+  // undone as c2c over the others, then c2r over axis 2: a multi-dimensional c2r destroys its
+  // input (FFTW has no input-preserving one), and the first step reads the caller's input.
+  std::vector<core::FftOp> ops;
+  for (const core::FftOp& op : st.ops) {
+    if (!op.real || op.axes.size() == 1) {
+      ops.push_back(op);
+      continue;
+    }
+    core::FftOp others{{}, false};
+    for (int a : op.axes)
+      if (a != 2) others.axes.push_back(a);
+    ops.push_back(core::FftOp{{2}, true});
+    ops.push_back(others);
+  }
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
-  for (auto it = st.ops.rbegin(); it != st.ops.rend(); ++it) {
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
     const core::FftOp& op = *it;
     const bool reads_input = last_stage && first_step;
     if (bp.padded) {
