@@ -34,9 +34,9 @@ NOT_RUN = {
 }
 
 
-def run_cell(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
-             timeout: float) -> Dict[str, Any]:
-    """One volfft-bench job; its JSON report (docs/bench-json.md).
+def run_bench(bench: str, nprocs: int, bench_args: Sequence[str], timeout: float) -> Dict[str, Any]:
+    """One ``volfft-bench`` job of ``nprocs`` ranks under scripts/mpirun.sh; its JSON report
+    (docs/bench-json.md). ``bench_args`` are the bench's own arguments, without ``--json``.
 
     Raises
     ------
@@ -45,9 +45,8 @@ def run_cell(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: 
     """
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cell.json")
-        command = [os.path.join(ROOT, "scripts", "mpirun.sh"), "-n", str(nprocs), bench, kind,
-                   precision, str(n), str(n), str(n), "--iters", str(iters), "--no-scale",
-                   "--compare", "fftw-mpi", "--json", out]
+        command = [os.path.join(ROOT, "scripts", "mpirun.sh"), "-n", str(nprocs), bench,
+                   *bench_args, "--json", out]
         # The job gets this process's environment as Python read it at start-up, less any MPI
         # job's identity: when this process is an MPI process itself (a singleton after
         # MPI_Init), its C environment carries variables that make the child mpirun fail.
@@ -61,6 +60,13 @@ def run_cell(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: 
             raise RuntimeError(f"{' '.join(command)} failed ({run.returncode}):\n{run.stdout}{run.stderr}")
         with open(out, encoding="utf-8") as handle:
             return json.load(handle)
+
+
+def run_cell(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
+             timeout: float) -> Dict[str, Any]:
+    """volfft's default plan and FFTW-MPI in every mode, unscaled, in one job of ``nprocs`` ranks."""
+    return run_bench(bench, nprocs, [kind, precision, str(n), str(n), str(n), "--iters", str(iters),
+                                     "--no-scale", "--compare", "fftw-mpi"], timeout)
 
 
 def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
