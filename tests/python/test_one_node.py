@@ -1,0 +1,66 @@
+"""benchmarks/one_node.py on a tiny node: every split runs in every round, the 1 x cores job
+times FFTW's threaded plan, the cores x 1 job FFTW-MPI, and the ratios are against that round's
+FFTW threaded plan."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+from volfft import bench_cli
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import one_node  # noqa: E402
+
+
+def _driver():
+    try:
+        return bench_cli.find_driver()
+    except FileNotFoundError:
+        return None
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None or _driver() is None,
+                    reason="needs mpirun and an installed volfft-bench")
+def test_tiny_node(tmp_path, capsys):
+    out = tmp_path / "n.json"
+    args = ["--kinds", "c2c", "r2c", "--sizes", "8", "--cores", "2", "--rounds", "2",
+            "--iters", "2", "--effort", "estimate", "--timeout", "120", "--bench", _driver(),
+            "--out", str(out)]
+    try:
+        code = one_node.main(args)
+    except RuntimeError as error:
+        if "built without FFTW-MPI" not in str(error):
+            raise
+        code = one_node.main(args + ["--no-fftw-mpi"])  # MPICH build: docs/mpich.md
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert report["schema"] == "volfft-one-node/1" and not report["partial"]
+    cells = report["cells"]
+    assert [(c["kind"], c["ranks"], c["threads"]) for c in cells] == [
+        ("c2c", 1, 2), ("c2c", 2, 1), ("r2c", 1, 2), ("r2c", 2, 1)]
+    for cell in cells:
+        assert len(cell["rounds"]) == 2
+        for r in cell["rounds"]:
+            assert r["ratio"] == pytest.approx(r["volfft_ms"] / r["fftw_threads_ms"])
+        if cell["ranks"] == 1:  # the job that timed FFTW's threaded plan, both modes
+            for r in cell["rounds"]:
+                modes = r["compare"]["fftw-threads"]["modes"]
+                assert len(modes) == 2 and all("2 thread(s)" in m["mode"] for m in modes)
+                assert r["fftw_threads_ms"] == pytest.approx(
+                    one_node.total_ms(r["compare"]["fftw-threads"]))
+    table = capsys.readouterr().out
+    assert "c2c double 8^3" in table and "2x1" in table
+
+
+def test_bad_arguments_are_refused(capsys):
+    with pytest.raises(SystemExit):
+        one_node.main(["--splits", "2by8"])
+    assert "--splits" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        one_node.main(["--bench", "/nonexistent/volfft-bench"])
+    assert "no volfft-bench" in capsys.readouterr().err
