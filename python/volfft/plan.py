@@ -326,8 +326,9 @@ class Plan:
         the slab decomposition, otherwise pencils. ``p0 * p1``
         must equal ``comm.size``; 2-D arrays take slabs only, ``(comm.size, 1)``.
     engine : {"auto", "alltoallv", "alltoall", "alltoallw", "p2p", "pipelined", "persistent", "node"}
-        Exchange strategy (docs/conventions.md). ``"auto"`` is ``"alltoallv"``, or with ``tune``
-        the fastest candidate.
+        Exchange strategy (docs/conventions.md). ``"auto"`` is ``"node"`` where ranks share a
+        node (``"alltoallv"`` where none does, or where ``node`` cannot have its shared memory),
+        or with ``tune`` the fastest candidate.
     layout : {"transposed", "natural"}
         Memory order of the forward output: the fastest one (default), or C order.
     effort : {"estimate", "measure", "patient"}
