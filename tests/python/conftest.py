@@ -14,6 +14,8 @@ import importlib.util
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 if importlib.util.find_spec("volfft") is None:
@@ -38,3 +40,23 @@ def pytest_report_header(config):
         lines.append("tests/python/mpi: not collected outside mpirun; "
                      "run tests/python/run_mpi_tests.sh (np 1-4)")
     return lines
+
+
+# benchmarks/ (peer_matrix.py, one_node.py) importable by their tests.
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+
+@pytest.fixture
+def bench_driver():
+    """Path of an installed volfft-bench, with mpirun on PATH; the test is skipped otherwise."""
+    import shutil
+
+    from volfft import bench_cli
+
+    try:
+        driver = bench_cli.find_driver()
+    except FileNotFoundError:
+        driver = None
+    if shutil.which("mpirun") is None or driver is None:
+        pytest.skip("needs mpirun and an installed volfft-bench")
+    return driver

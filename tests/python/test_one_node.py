@@ -4,32 +4,16 @@ FFTW threaded plan."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import sys
 
 import pytest
 
-from volfft import bench_cli
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-import one_node  # noqa: E402
+import one_node  # benchmarks/, on sys.path by conftest.py
 
 
-def _driver():
-    try:
-        return bench_cli.find_driver()
-    except FileNotFoundError:
-        return None
-
-
-@pytest.mark.skipif(shutil.which("mpirun") is None or _driver() is None,
-                    reason="needs mpirun and an installed volfft-bench")
-def test_tiny_node(tmp_path, capsys):
+def test_tiny_node(tmp_path, capsys, bench_driver):
     out = tmp_path / "n.json"
     args = ["--kinds", "c2c", "r2c", "--sizes", "8", "--cores", "2", "--rounds", "2",
-            "--iters", "2", "--effort", "estimate", "--timeout", "120", "--bench", _driver(),
+            "--iters", "2", "--effort", "estimate", "--timeout", "120", "--bench", bench_driver,
             "--out", str(out)]
     try:
         code = one_node.main(args)

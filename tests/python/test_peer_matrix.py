@@ -3,34 +3,18 @@ and JSON hold what the bench measured (ratios are volfft / FFTW-MPI's fastest mo
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import sys
 
 import pytest
 
-from volfft import bench_cli
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-import peer_matrix  # noqa: E402
+import peer_matrix  # benchmarks/, on sys.path by conftest.py
 
 
-def _driver():
-    try:
-        return bench_cli.find_driver()
-    except FileNotFoundError:
-        return None
-
-
-@pytest.mark.skipif(shutil.which("mpirun") is None or _driver() is None,
-                    reason="needs mpirun and an installed volfft-bench")
-def test_tiny_matrix(tmp_path, capsys):
+def test_tiny_matrix(tmp_path, capsys, bench_driver):
     out = tmp_path / "m.json"
     try:
         code = peer_matrix.main(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
                                  "--rounds", "2", "--iters", "2", "--timeout", "120",
-                                 "--bench", _driver(), "--out", str(out)])
+                                 "--bench", bench_driver, "--out", str(out)])
     except RuntimeError as error:
         if "built without FFTW-MPI" in str(error):
             pytest.skip("this volfft-bench has no FFTW-MPI peer (MPICH build: docs/mpich.md)")
