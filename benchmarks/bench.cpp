@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fftw_mpi_peer.hpp"
+#include "floor.hpp"
 #include "volfft/plan.hpp"
 
 using namespace volfft;
@@ -63,6 +64,7 @@ struct Args {
   bool scale = true;            // --no-scale: backward unscaled, like FFTW's (same work as the peers)
   std::string json;
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
+  bool floor = false;           // --floor: phases against the node's copy bandwidth (floor.hpp)
 };
 
 std::string usage() {
@@ -80,7 +82,8 @@ std::string usage() {
          "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
          "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
          "       [--threads N] [--backend fftw|ducc0|auto] [--ranks-per-node R] (engine node: pretend nodes)\n"
-         "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n";
+         "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n"
+         "       [--floor] (each phase against the bytes it must move at the ranks' copy bandwidth)\n";
 }
 
 std::vector<std::array<int, 2>> all_grids(int size, int ndim) {
@@ -118,6 +121,7 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--warmup") a.warmup = to_int("--warmup", value("--warmup"));
     else if (s == "--json") a.json = value("--json");
     else if (s == "--no-scale") a.scale = false;
+    else if (s == "--floor") a.floor = true;
     else if (s == "--threads") a.threads = to_int("--threads", value("--threads"));
     else if (s == "--backend") a.backend = parse_backend(value("--backend"));
     else if (s == "--ranks-per-node") a.ranks_per_node = to_int("--ranks-per-node", value("--ranks-per-node"));
@@ -171,6 +175,9 @@ Args parse(int argc, char** argv, int size) {
   }
   if (a.iters < 1) throw Error("volfft-bench: --iters must be >= 1");
   if (a.threads < 1) throw Error("volfft-bench: --threads must be >= 1");
+  if (a.floor && !a.pad.empty())
+    throw Error("volfft-bench: --floor is for unpadded plans (a padded plan's phases move boxes of several sizes); "
+                "drop --pad or --floor");
   if (!a.pad.empty() && a.pad.size() != a.shape.size())
     throw Error("volfft-bench: --pad needs as many sizes as the spectral shape (" + std::to_string(a.shape.size()) + ")");
   const int nd = static_cast<int>(a.shape.size());
@@ -222,6 +229,7 @@ struct RunResult {
     double bytes = 0, unpadded_bytes = 0;  // all messages of the exchange, one direction
   };
   std::vector<Volume> exchanges;
+  PlanDescription description;  // of this configuration's plan
 };
 
 // Flop count of the FFTW convention: 5 N log2 N (c2c), 2.5 N log2 N (r2c).
@@ -382,6 +390,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     for (const auto& m : full.exchanges[k].messages) unpadded += static_cast<double>(m.bytes);
     r.exchanges.push_back({e.name, total, unpadded});
   }
+  r.description = plan.description();
   return r;
 }
 
@@ -532,6 +541,46 @@ int main(int argc, char** argv) {
       print_direction("forward", b.fwd, gflop);
       print_direction("backward", b.bwd, gflop);
     }
+    // The floor (collective: every rank copies at once, as in the transform's phases).
+    double bandwidth = 0;
+    std::size_t floor_buffer = 0;
+    std::vector<bench::FloorRow> floor_fwd, floor_bwd;
+    if (a.floor) {
+      double n = 1;
+      for (Index e : a.shape) n *= static_cast<double>(e);
+      // At least 64 MiB (out of any cache), else this rank's share of the complex array.
+      floor_buffer = std::max<std::size_t>(std::size_t(64) << 20,
+                                           static_cast<std::size_t>(n * b.description.complex_bytes / size));
+      bandwidth = bench::copy_bandwidth(MPI_COMM_WORLD, floor_buffer, a.threads);
+      auto medians = [](const DirectionResult& d) {
+        std::vector<double> m;
+        for (const auto& t : d.phase_times) m.push_back(median(t));
+        return m;
+      };
+      floor_fwd = bench::floor_rows(b.description, true, b.fwd.phase_names, medians(b.fwd), bandwidth);
+      floor_bwd = bench::floor_rows(b.description, false, b.bwd.phase_names, medians(b.bwd), bandwidth);
+      if (rank == 0) {
+        std::printf("\n  floor: copy bandwidth %.2f GB/s (read + written, all %d rank(s) x %d thread(s) at once, "
+                    "%.0f MiB per rank, best of 5)\n", bandwidth * 1e-9, size, a.threads, floor_buffer / 1048576.0);
+        std::printf("    %-30s %10s %10s %12s %9s\n", "phase", "ms", "MB moved", "at copy bw", "fraction");
+        for (const auto* rows : {&floor_fwd, &floor_bwd}) {
+          std::printf("    %s\n", rows == &floor_fwd ? "forward" : "backward");
+          double t = 0, f = 0;
+          for (const auto& row : *rows) {
+            t += row.seconds, f += row.floor_seconds;
+            if (row.bytes > 0)
+              std::printf("    %-30s %10.3f %10.1f %9.3f ms %8.0f%%\n", row.phase.c_str(), row.seconds * 1e3,
+                          row.bytes * 1e-6, row.floor_seconds * 1e3, 100 * row.floor_seconds / row.seconds);
+            else
+              std::printf("    %-30s %10.3f %10s %12s %9s\n", row.phase.c_str(), row.seconds * 1e3, "-", "-", "-");
+          }
+          std::printf("    %-30s %10.3f %10s %9.3f ms %8.0f%%\n", "all phases", t * 1e3, "", f * 1e3,
+                      t > 0 ? 100 * f / t : 0.0);
+        }
+        std::printf("    (fraction: the time the bytes take at the copy bandwidth over the phase's time; every\n"
+                    "     phase's floor is one read and one write of what it transforms or moves)\n");
+      }
+    }
     // Each peer in every mode a user could pick (in place or not, transposed or not); the
     // ratio is against its fastest. fftw-threads uses as many threads as volfft's rank.
     std::vector<bench::PeerTimes> peer_mpi, peer_serial, peer_threads;
@@ -584,7 +633,23 @@ int main(int argc, char** argv) {
         js << (k ? ", " : "") << "{\"grid\": [" << results[k].grid[0] << ", " << results[k].grid[1] << "], \"engine\": \""
            << to_string(results[k].engine) << "\", \"planes\": " << results[k].planes << ", \"forward_ms\": " << median(results[k].fwd.times) * 1e3
            << ", \"backward_ms\": " << median(results[k].bwd.times) * 1e3 << "}";
-      js << "],\n \"compare\": {";
+      js << "],\n \"floor\": ";
+      if (!a.floor) {
+        js << "null";
+      } else {
+        js << "{\"copy_bytes_per_second\": " << bandwidth << ", \"buffer_bytes_per_rank\": " << floor_buffer;
+        for (const auto* rows : {&floor_fwd, &floor_bwd}) {
+          js << ", \"" << (rows == &floor_fwd ? "forward" : "backward") << "\": [";
+          for (std::size_t k = 0; k < rows->size(); ++k) {
+            const auto& row = (*rows)[k];
+            js << (k ? ", " : "") << "{\"phase\": \"" << row.phase << "\", \"ms\": " << row.seconds * 1e3
+               << ", \"bytes\": " << row.bytes << ", \"floor_ms\": " << row.floor_seconds * 1e3 << "}";
+          }
+          js << "]";
+        }
+        js << "}";
+      }
+      js << ",\n \"compare\": {";
       bool first = true;
       for (auto [name, modes] : {std::pair<const char*, const std::vector<bench::PeerTimes>*>{"fftw-mpi", &peer_mpi},
                                  {"fftw-serial", &peer_serial}, {"fftw-threads", &peer_threads}}) {
