@@ -46,8 +46,8 @@ constexpr Order kNatural{0, 1, 2};
 void merge_ops(std::vector<FftOp>& into, const std::vector<FftOp>& more) {
   for (const FftOp& op : more) {
     // Batches on the same array fuse into one multi-dimensional plan: c2c after c2c, and c2c
-    // after the r2c (FFTW's and ducc0's multi-dimensional r2c; a c2r is split again for the
-    // backward, make_stage_ops, since a multi-dimensional c2r destroys its input).
+    // after the r2c (FFTW's and ducc0's multi-dimensional r2c; the backward splits it again,
+    // unfused()).
     if (!into.empty() && !op.real) {
       into.back().axes.insert(into.back().axes.end(), op.axes.begin(), op.axes.end());
     } else {
@@ -110,6 +110,14 @@ std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, K
     }
   }
   return best;
+}
+
+std::vector<FftOp> unfused(const FftOp& op) {
+  if (!op.real || op.axes.size() == 1) return {op};
+  FftOp others{{}, false};
+  for (int a : op.axes)
+    if (a != 2) others.axes.push_back(a);
+  return {FftOp{{2}, true}, others};
 }
 
 Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspace) {

@@ -108,6 +108,12 @@ struct PencilBoxes {
 PencilBoxes pencil_boxes(const std::array<Index, 3>& n, const std::array<Index, 3>& m, Kind kind,
                          const std::array<int, 2>& grid, int i, int j);
 
+/// A fused r2c op (real, over axis 2 and others: merge_ops) as what it computes, one op per
+/// transform kind: the r2c over axis 2, then the c2c over the others. Any other op as it is.
+/// The backward runs these separately (a multi-dimensional c2r destroys its input) and
+/// describe() lists them.
+std::vector<FftOp> unfused(const FftOp& op);
+
 /// The grid chosen for grid {0, 0} (documented in docs/conventions.md): slab when every rank
 /// gets a non-empty slab on both sides, otherwise the pencil grid with the smallest largest
 /// local array, ties broken towards square. Returns the user-facing grid.
@@ -118,8 +124,8 @@ std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, K
 /// (`ranks_sharing_a_node` >= 2, the largest MPI_COMM_TYPE_SHARED group, cut by ranks_per_node)
 /// and no rank brings its own workspace (which cannot be shared memory, so the node engine would
 /// copy once more); otherwise `alltoallv`, which applies everywhere and needs no shared memory.
-/// Measured: `node` was 0.6-0.9x of `alltoallv` at every point of docs/performance.md's one-node
-/// tables (2 and 16 cores, 2-16 ranks, c2c and r2c).
+/// Measured: `node` took 0.6-0.9 of `alltoallv`'s time at every point measured (2 and 16 cores,
+/// 2-16 ranks, c2c and r2c; docs/performance.md, "Why node is engine auto's choice").
 Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspace);
 
 /// The blueprint of virtual rank `vrank`. Validates first. `padding` = false skips the largest

@@ -1,6 +1,5 @@
 // describe(): every rank's blueprint folded into one PlanDescription (pure, no MPI).
 #include <algorithm>
-#include <utility>
 
 #include "core/blueprint.hpp"
 #include "core/user_axes.hpp"
@@ -28,20 +27,11 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
       d.output_order = core::user_order(bp.stages.back().order, ndim);
       for (const auto& s : bp.stages) {
         for (const auto& op : s.ops) {
-          // A fused r2c (merge_ops: one plan over axis 2 and others) is described as what it
-          // computes, the r2c over axis 2 and then the c2c over the others.
-          std::vector<std::pair<std::vector<int>, bool>> parts{{op.axes, op.real}};
-          if (op.real && op.axes.size() > 1) {
-            std::vector<int> others;
-            for (int a : op.axes)
-              if (a != 2) others.push_back(a);
-            parts = {{{2}, true}, {others, false}};
-          }
-          for (const auto& [axes, real] : parts) {
+          for (const core::FftOp& part : core::unfused(op)) {  // a fused r2c as r2c, then c2c
             StageDescription sd;
-            sd.axes = core::user_axes(axes, ndim);
+            sd.axes = core::user_axes(part.axes, ndim);
             if (sd.axes.empty()) continue;  // the length-1 leading axis of a 2-D plan alone
-            sd.real = real;
+            sd.real = part.real;
             sd.memory_order = core::user_order(s.order, ndim);
             d.stages.push_back(sd);
           }

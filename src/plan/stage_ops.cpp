@@ -123,17 +123,8 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
   // undone as c2c over the others, then c2r over axis 2: a multi-dimensional c2r destroys its
   // input (FFTW has no input-preserving one), and the first step reads the caller's input.
   std::vector<core::FftOp> ops;
-  for (const core::FftOp& op : st.ops) {
-    if (!op.real || op.axes.size() == 1) {
-      ops.push_back(op);
-      continue;
-    }
-    core::FftOp others{{}, false};
-    for (int a : op.axes)
-      if (a != 2) others.axes.push_back(a);
-    ops.push_back(core::FftOp{{2}, true});
-    ops.push_back(others);
-  }
+  for (const core::FftOp& op : st.ops)
+    for (const core::FftOp& part : core::unfused(op)) ops.push_back(part);
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
