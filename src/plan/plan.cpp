@@ -74,7 +74,6 @@ int virtual_rank(const Options& options, int rank) {
 Engine rule_engine(MPI_Comm comm, const Options& options) {
   int size = 0;
   MPI_Comm_size(comm, &size);
-  if (size == 1) return core::choose_engine(1, 1, options.workspace != nullptr);
   MPI_Comm node = mpi::split_by_node(comm, options.ranks_per_node);
   int facts[2] = {0, options.workspace ? 1 : 0};
   MPI_Comm_size(node, &facts[0]);
@@ -162,6 +161,18 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   if (engine_by_rule) {
     options.engine = rule_engine(comm, options);
     agree_on_blueprint();
+    // The node engine chosen by rule, not by the user, must not turn a small /dev/shm (a
+    // container's 64 MB) into an error: its shared memory is made now, and where any node
+    // could not make it (agreed: every rank sees the same failure) the plan takes the rule's
+    // other engine instead. allocate() keeps what was made here.
+    if (bp.engine == Engine::node && bp.buffer_count > 0) {
+      try {
+        shared = std::make_unique<mpi::SharedWorkspace>(comm, options.ranks_per_node, bp.workspace_bytes());
+      } catch (const Error&) {
+        options.engine = Engine::alltoallv;
+        agree_on_blueprint();
+      }
+    }
   }
   if (tune::wants_tuning(size, options)) {
     options = tune::tune(comm, shape, kind, precision, options, tuning_report);
@@ -177,20 +188,6 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   mpi::check(MPI_Comm_split(comm, bp.position[1], bp.position[0], &comms.column), "MPI_Comm_split");
   MPI_Comm_set_errhandler(comms.row, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(comms.column, MPI_ERRORS_RETURN);
-
-  // The node engine chosen by rule, not by the user, must not turn a small /dev/shm (a
-  // container's 64 MB) into an error: its shared memory is made first, and where any node
-  // could not make it (agreed: every rank sees the same failure) the plan takes the rule's
-  // other engine instead.
-  if (engine_by_rule && bp.engine == Engine::node && bp.buffer_count > 0) {
-    try {
-      shared = std::make_unique<mpi::SharedWorkspace>(comm, options.ranks_per_node, bp.workspace_bytes());
-    } catch (const Error&) {
-      options.engine = Engine::alltoallv;
-      agree_on_blueprint();
-      description = describe(size, shape, kind, precision, options);
-    }
-  }
 
   // Each engine's own check of whether it applies (counts, MPI features), agreed.
   auto forward_setups = plan::exchange_setups(bp, options, true, comms.row, comms.column);
