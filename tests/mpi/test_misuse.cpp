@@ -115,6 +115,22 @@ int leftover_segments(const std::vector<long>& pids) {
   return found;
 }
 
+// Caps this process's address space at what it maps now plus `headroom` bytes, so that a larger
+// allocation fails whatever the machine's overcommit policy; returns the limit to restore.
+rlimit cap_address_space(rlim_t headroom) {
+  rlimit old {};
+  getrlimit(RLIMIT_AS, &old);
+  long pages = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  rlimit low = old;
+  low.rlim_cur = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + headroom;
+  setrlimit(RLIMIT_AS, &low);
+  return old;
+}
+
 // Engine node needs the node's shared memory for the plan's buffers: far more than any /dev/shm
 // holds fails on every rank with what to do, and leaves nothing behind in /dev/shm.
 void shared_memory_shortage(int size) {
@@ -130,13 +146,16 @@ void shared_memory_shortage(int size) {
                     "bytes of shared memory in /dev/shm");
 #if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer aborts on the huge private allocation below
   // The node engine chosen by rule (engine auto) does not make a small /dev/shm an error: the
-  // plan takes alltoallv instead, whose private workspace this problem does not fit either, so
-  // the error every rank gets is about that allocation, not about /dev/shm.
+  // plan takes alltoallv instead, whose private workspace this problem does not fit either (the
+  // address space is capped, so that allocation fails under any overcommit policy), so the
+  // error every rank gets is about that allocation, not about /dev/shm.
   o.engine = Engine::automatic;
-  expect_everywhere("engine auto, shared memory shortage", error_of([&] {
-                      Plan plan(MPI_COMM_WORLD, {ranks * 1024, ranks * 1024, 2047}, Kind::c2c, Precision::float64, o);
-                    }),
-                    "could not allocate the plan's workspace");
+  const rlimit old = cap_address_space(rlim_t(1) << 30);
+  const std::string message = error_of([&] {
+    Plan plan(MPI_COMM_WORLD, {ranks * 1024, ranks * 1024, 2047}, Kind::c2c, Precision::float64, o);
+  });
+  setrlimit(RLIMIT_AS, &old);
+  expect_everywhere("engine auto, shared memory shortage", message, "could not allocate the plan's workspace");
 #endif
   long pid = static_cast<long>(getpid());
   std::vector<long> pids(static_cast<std::size_t>(size));
@@ -154,17 +173,7 @@ void allocation_fails_on_one_rank(int rank, int size) {
   return;
 #endif
   rlimit old {};
-  getrlimit(RLIMIT_AS, &old);
-  if (rank == size - 1) {
-    long pages = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
-      std::fclose(f);
-    }
-    rlimit low = old;
-    low.rlim_cur = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (rlim_t(64) << 20);
-    setrlimit(RLIMIT_AS, &low);
-  }
+  if (rank == size - 1) old = cap_address_space(rlim_t(64) << 20);
   // 256 MiB of complex doubles: the last rank's share and buffers pass its 64 MiB of headroom.
   const std::string message = error_of([&] {
     Plan p(MPI_COMM_WORLD, {256, 256, 256}, Kind::c2c, Precision::float64, with_engine(Engine::alltoallv));
