@@ -23,6 +23,7 @@
 
 #include "fftw_mpi_peer.hpp"
 #include "floor.hpp"
+#include "median.hpp"
 #include "volfft/plan.hpp"
 
 using namespace volfft;
@@ -562,23 +563,7 @@ int main(int argc, char** argv) {
       if (rank == 0) {
         std::printf("\n  floor: copy bandwidth %.2f GB/s (read + written, all %d rank(s) x %d thread(s) at once, "
                     "%.0f MiB per rank, best of 5)\n", bandwidth * 1e-9, size, a.threads, floor_buffer / 1048576.0);
-        std::printf("    %-30s %10s %10s %12s %9s\n", "phase", "ms", "MB moved", "at copy bw", "fraction");
-        for (const auto* rows : {&floor_fwd, &floor_bwd}) {
-          std::printf("    %s\n", rows == &floor_fwd ? "forward" : "backward");
-          double t = 0, f = 0;
-          for (const auto& row : *rows) {
-            t += row.seconds, f += row.floor_seconds;
-            if (row.bytes > 0)
-              std::printf("    %-30s %10.3f %10.1f %9.3f ms %8.0f%%\n", row.phase.c_str(), row.seconds * 1e3,
-                          row.bytes * 1e-6, row.floor_seconds * 1e3, 100 * row.floor_seconds / row.seconds);
-            else
-              std::printf("    %-30s %10.3f %10s %12s %9s\n", row.phase.c_str(), row.seconds * 1e3, "-", "-", "-");
-          }
-          std::printf("    %-30s %10.3f %10s %9.3f ms %8.0f%%\n", "all phases", t * 1e3, "", f * 1e3,
-                      t > 0 ? 100 * f / t : 0.0);
-        }
-        std::printf("    (fraction: the time the bytes take at the copy bandwidth over the phase's time; every\n"
-                    "     phase's floor is one read and one write of what it transforms or moves)\n");
+        bench::print_floor(floor_fwd, floor_bwd);
       }
     }
     // Each peer in every mode a user could pick (in place or not, transposed or not); the

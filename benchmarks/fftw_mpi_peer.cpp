@@ -1,5 +1,7 @@
 #include "fftw_mpi_peer.hpp"
 
+#include "median.hpp"
+
 // VOLFFT_BENCH_FFTW_MPI (benchmarks/CMakeLists.txt): FFTW-MPI exists for this build's MPI.
 #if VOLFFT_BENCH_FFTW_MPI
 #include <fftw3-mpi.h>
@@ -255,12 +257,6 @@ std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, 
                         ? serial_times<D>(shape, kind, effort, threads, in_place, warmup, iters)
                         : serial_times<F>(shape, kind, effort, threads, in_place, warmup, iters));
   return modes;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 std::size_t fastest(const std::vector<PeerTimes>& modes) {

@@ -40,9 +40,6 @@ std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, 
                                         volfft::Precision precision, volfft::Effort effort,
                                         int threads, int warmup, int iters);
 
-/// The median (the mean of the middle two for an even count), as every report shows it.
-double median(std::vector<double> v);
-
 /// Index of the mode with the smallest median forward + backward time (`modes` not empty).
 std::size_t fastest(const std::vector<PeerTimes>& modes);
 

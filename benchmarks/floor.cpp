@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -101,6 +102,28 @@ std::vector<FloorRow> floor_rows(const volfft::PlanDescription& plan, bool forwa
   }
   for (auto& row : rows) row.floor_seconds = bandwidth > 0 ? row.bytes / bandwidth : 0;
   return rows;
+}
+
+void print_floor(const std::vector<FloorRow>& forward, const std::vector<FloorRow>& backward) {
+  auto line = [](const char* phase, double seconds, double bytes, double floor_seconds) {
+    if (bytes > 0)
+      std::printf("    %-30s %10.3f %10.1f %9.3f ms %8.0f%%\n", phase, seconds * 1e3, bytes * 1e-6,
+                  floor_seconds * 1e3, seconds > 0 ? 100 * floor_seconds / seconds : 0.0);
+    else
+      std::printf("    %-30s %10.3f %10s %12s %9s\n", phase, seconds * 1e3, "-", "-", "-");
+  };
+  std::printf("    %-30s %10s %10s %12s %9s\n", "phase", "ms", "MB moved", "at copy bw", "fraction");
+  for (const auto* rows : {&forward, &backward}) {
+    std::printf("    %s\n", rows == &forward ? "forward" : "backward");
+    FloorRow all{"all phases"};
+    for (const auto& row : *rows) {
+      line(row.phase.c_str(), row.seconds, row.bytes, row.floor_seconds);
+      all.seconds += row.seconds, all.bytes += row.bytes, all.floor_seconds += row.floor_seconds;
+    }
+    line(all.phase.c_str(), all.seconds, all.bytes, all.floor_seconds);
+  }
+  std::printf("    (fraction: the time the bytes take at the copy bandwidth over the phase's time; every\n"
+              "     phase's floor is one read and one write of what it transforms or moves)\n");
 }
 
 }  // namespace bench

@@ -36,4 +36,7 @@ std::vector<FloorRow> floor_rows(const volfft::PlanDescription& plan, bool forwa
                                  const std::vector<std::string>& phase_names,
                                  const std::vector<double>& phase_seconds, double bandwidth);
 
+/// Prints both directions' rows as a table (with each direction's total) to stdout.
+void print_floor(const std::vector<FloorRow>& forward, const std::vector<FloorRow>& backward);
+
 }  // namespace bench
