@@ -63,6 +63,7 @@ struct Args {
   int threads = 1, ranks_per_node = 0;
   Backend backend = Backend::fftw;
   bool scale = true;            // --no-scale: backward unscaled, like FFTW's (same work as the peers)
+  bool in_place = false;        // --in-place: one array, forward(a, a) and backward(a, a)
   std::string json;
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
   bool floor = false;           // --floor: phases against the node's copy bandwidth (floor.hpp)
@@ -82,6 +83,7 @@ std::string usage() {
          "       [--planes K[,K...]|auto|all] (engine pipelined)\n"
          "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
          "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
+         "       [--in-place] (one array for input and output: Options::in_place)\n"
          "       [--threads N] [--backend fftw|ducc0|auto] [--ranks-per-node R] (engine node: pretend nodes)\n"
          "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n"
          "       [--floor] (each phase against the bytes it must move at the ranks' copy bandwidth)\n";
@@ -122,6 +124,7 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--warmup") a.warmup = to_int("--warmup", value("--warmup"));
     else if (s == "--json") a.json = value("--json");
     else if (s == "--no-scale") a.scale = false;
+    else if (s == "--in-place") a.in_place = true;
     else if (s == "--floor") a.floor = true;
     else if (s == "--threads") a.threads = to_int("--threads", value("--threads"));
     else if (s == "--backend") a.backend = parse_backend(value("--backend"));
@@ -176,6 +179,8 @@ Args parse(int argc, char** argv, int size) {
   }
   if (a.iters < 1) throw Error("volfft-bench: --iters must be >= 1");
   if (a.threads < 1) throw Error("volfft-bench: --threads must be >= 1");
+  if (a.in_place && !a.pad.empty())
+    throw Error("volfft-bench: --in-place does not combine with --pad (Options::in_place excludes spectral_shape)");
   if (a.floor && !a.pad.empty())
     throw Error("volfft-bench: --floor is for unpadded plans (a padded plan's phases move boxes of several sizes); "
                 "drop --pad or --floor");
@@ -245,6 +250,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   using C = std::complex<Real>;
   Options o;
   o.scale_backward = a.scale;
+  o.in_place = a.in_place;
   o.threads = a.threads;
   o.backend = a.backend;
   o.ranks_per_node = a.ranks_per_node;
@@ -277,9 +283,14 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   r.workspace = plan.workspace_bytes();
   const bool real = a.kind == Kind::r2c;
   const int nd = static_cast<int>(a.shape.size());
-  const Index nin = std::max<Index>(plan.input_count(), 1), nout = std::max<Index>(plan.output_count(), 1);
+  // In place: one array (the input's, of in_place_bytes()) is the output too and the
+  // backward's output; `original` keeps the input for the round-trip check.
+  const Index in_element = real ? sizeof(Real) : sizeof(C);
+  const Index nin = std::max<Index>({plan.input_count(), 1,
+                                     a.in_place ? static_cast<Index>(plan.in_place_bytes()) / in_element + 1 : 1});
+  const Index nout = std::max<Index>(plan.output_count(), 1);
   Array<Real> in_r, back_r;
-  Array<C> in_c, back_c, out(nout);
+  Array<C> in_c, back_c, out(a.in_place ? 1 : nout);
   const Box ib = plan.input_box(), ob = plan.output_box();
   std::array<Index, 3> n3{1, 1, 1}, m3{1, 1, 1};  // real grid, spectral box
   for (int k = 0; k < nd; ++k) n3[k] = grid_shape[k], m3[k] = a.shape[k];
@@ -296,12 +307,17 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     }
     return p;
   };
+  // C order over the input box; in-place r2c rows hold 2(n/2 + 1) reals (FFTW's padding).
+  const Index last = a.in_place && real ? 2 * (n3[nd - 1] / 2 + 1) : ib.extent(nd - 1);
   auto in_offset = [&](Index x0, Index x1, Index x2) {
-    return ((x0 - ib.lo[0]) * ib.extent(1) + (x1 - ib.lo[1])) * (nd == 3 ? ib.extent(2) : 1) +
-           (nd == 3 ? x2 - ib.lo[2] : 0);
+    return nd == 3 ? ((x0 - ib.lo[0]) * ib.extent(1) + (x1 - ib.lo[1])) * last + (x2 - ib.lo[2])
+                   : (x0 - ib.lo[0]) * last + (x1 - ib.lo[1]);
   };
-  if (real) in_r.assign(nin, 0), back_r.assign(nin, 0);
-  else in_c.assign(nin, C(0)), back_c.assign(nin, C(0));
+  if (real) in_r.assign(nin, 0), back_r.assign(a.in_place ? 1 : nin, 0);
+  else in_c.assign(nin, C(0)), back_c.assign(a.in_place ? 1 : nin, C(0));
+  C* out_data = a.in_place ? (real ? reinterpret_cast<C*>(in_r.data()) : in_c.data()) : out.data();
+  Real* back_r_data = a.in_place ? in_r.data() : back_r.data();
+  C* back_c_data = a.in_place ? in_c.data() : back_c.data();
   for (Index x0 = ib.lo[0]; x0 < ib.hi[0]; ++x0)
     for (Index x1 = ib.lo[1]; x1 < ib.hi[1]; ++x1)
       for (Index x2 = (nd == 3 ? ib.lo[2] : 0); x2 < (nd == 3 ? ib.hi[2] : 1); ++x2) {
@@ -309,8 +325,10 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
         if (real) in_r[in_offset(x0, x1, x2)] = static_cast<Real>(std::cos(p));
         else in_c[in_offset(x0, x1, x2)] = C(static_cast<Real>(std::cos(p)), static_cast<Real>(std::sin(p)));
       }
-  if (real) plan.forward(in_r.data(), out.data());
-  else plan.forward(in_c.data(), out.data());
+  const Array<Real> original_r = in_r;
+  const Array<C> original_c = in_c;
+  if (real) plan.forward(in_r.data(), out_data);
+  else plan.forward(in_c.data(), out_data);
   // Output strides from the output memory order.
   std::array<Index, 3> ost{0, 0, 0};
   {
@@ -332,21 +350,25 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
         const double expect = real ? 0.5 * N * ((plus ? 1 : 0) + (minus ? 1 : 0)) : (plus ? N : 0);
         Index off = 0;
         for (int d = 0; d < nd; ++d) off += (x[d] - ob.lo[d]) * ost[d];
-        err = std::max(err, std::abs(std::complex<double>(out[off]) - std::complex<double>(expect, 0)) / N);
+        err = std::max(err, std::abs(std::complex<double>(out_data[off]) - std::complex<double>(expect, 0)) / N);
       }
   r.forward_error = max_over(err);
 
   // Verification 2: the plane wave survives backward(forward(x)) (band-limited, so padded plans
   // too).
   double rt = 0, mx = 0;
-  if (real) plan.backward(out.data(), back_r.data());
-  else plan.backward(out.data(), back_c.data());
+  if (real) plan.backward(out_data, back_r_data);
+  else plan.backward(out_data, back_c_data);
   const double unscale = a.scale ? 1.0 : 1.0 / N;  // --no-scale: backward(forward(x)) == N x
-  for (Index k = 0; k < plan.input_count(); ++k) {
-    rt = std::max(rt, real ? std::abs(double(back_r[k]) * unscale - double(in_r[k]))
-                           : std::abs(std::complex<double>(back_c[k]) * unscale - std::complex<double>(in_c[k])));
-    mx = std::max(mx, real ? std::abs(double(in_r[k])) : std::abs(std::complex<double>(in_c[k])));
-  }
+  for (Index x0 = ib.lo[0]; x0 < ib.hi[0]; ++x0)  // the box's elements, not an in-place row's padding
+    for (Index x1 = ib.lo[1]; x1 < ib.hi[1]; ++x1)
+      for (Index x2 = (nd == 3 ? ib.lo[2] : 0); x2 < (nd == 3 ? ib.hi[2] : 1); ++x2) {
+        const Index k = in_offset(x0, x1, x2);
+        rt = std::max(rt, real ? std::abs(double(back_r_data[k]) * unscale - double(original_r[k]))
+                               : std::abs(std::complex<double>(back_c_data[k]) * unscale -
+                                          std::complex<double>(original_c[k])));
+        mx = std::max(mx, real ? std::abs(double(original_r[k])) : std::abs(std::complex<double>(original_c[k])));
+      }
   r.roundtrip_error = max_over(mx > 0 ? rt / mx : rt);
 
   // Timing on random data.
@@ -355,8 +377,8 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     if (real) in_r[k] = v;
     else in_c[k] = C(v, -v / 3);
   }
-  auto fwd = [&] { real ? plan.forward(in_r.data(), out.data()) : plan.forward(in_c.data(), out.data()); };
-  auto bwd = [&] { real ? plan.backward(out.data(), back_r.data()) : plan.backward(out.data(), back_c.data()); };
+  auto fwd = [&] { real ? plan.forward(in_r.data(), out_data) : plan.forward(in_c.data(), out_data); };
+  auto bwd = [&] { real ? plan.backward(out_data, back_r_data) : plan.backward(out_data, back_c_data); };
   for (int it = -a.warmup; it < a.iters; ++it) {
     MPI_Barrier(MPI_COMM_WORLD);
     double s = MPI_Wtime();
@@ -479,10 +501,11 @@ int main(int argc, char** argv) {
     const Args a = parse(argc, argv, size);
     const double gflop = flops(a) * 1e-9;
     if (rank == 0)
-      std::printf("%s\n%s %s %s%s on %d rank(s) x %d thread(s), backend %s, layout %s, effort %s, backward %s, "
+      std::printf("%s\n%s %s %s%s%s on %d rank(s) x %d thread(s), backend %s, layout %s, effort %s, backward %s, "
                   "%d iterations (median, max over ranks)\n",
                   version_string().c_str(), to_string(a.kind), to_string(a.precision), shape_text(a.shape).c_str(),
-                  a.pad.empty() ? "" : (" padded to " + shape_text(a.pad)).c_str(), size, a.threads,
+                  a.pad.empty() ? "" : (" padded to " + shape_text(a.pad)).c_str(), a.in_place ? " in place" : "",
+                  size, a.threads,
                   to_string(a.backend), to_string(a.layout), to_string(a.effort), a.scale ? "scaled 1/N" : "unscaled",
                   a.iters);
     warn_about_cores(a.threads);
@@ -603,7 +626,8 @@ int main(int argc, char** argv) {
       js << "], \"ranks\": " << size << ", \"grid\": [" << b.grid[0] << ", " << b.grid[1] << "], \"engine\": \""
          << to_string(b.engine) << "\", \"planes\": " << b.planes << ", \"layout\": \"" << to_string(a.layout) << "\", \"effort\": \"" << to_string(a.effort)
          << "\", \"threads\": " << a.threads << ", \"backend\": \"" << to_string(a.backend)
-         << "\", \"iters\": " << a.iters << ", \"scale_backward\": " << (a.scale ? "true" : "false") << "},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
+         << "\", \"iters\": " << a.iters << ", \"scale_backward\": " << (a.scale ? "true" : "false")
+         << ", \"in_place\": " << (a.in_place ? "true" : "false") << "},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
          << ", \"peak_rss_bytes\": " << rss << ",\n \"verify\": {\"forward_max_error\": " << b.forward_error
          << ", \"roundtrip_max_error\": " << b.roundtrip_error << ", \"ok\": " << (ok ? "true" : "false") << "},\n \"exchanges\": [";
       for (std::size_t k = 0; k < b.exchanges.size(); ++k)

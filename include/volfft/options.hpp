@@ -74,6 +74,15 @@ struct Options {
   /// Multiply backward() results by 1/N (N = product of the global shape), as numpy's
   /// default norm="backward" does. forward() is never scaled.
   bool scale_backward = true;
+  /// In-place transforms: forward(a, a) and backward(a, a) on one array of
+  /// Plan::in_place_bytes() bytes (the larger of the two sides), as FFTW's in-place plans. The
+  /// plan is made for it (at one rank its FFTs are FFTW's in-place plans, the fastest there) and
+  /// its calls must pass the same array as in and out. r2c: each row of the last axis holds
+  /// 2(n/2 + 1) reals, the last 2(n/2 + 1) - n of them padding (FFTW's in-place layout); so
+  /// input_count() counts the padding too. The workspace is that of the out-of-place plan (r2c:
+  /// one buffer less). Not with spectral_shape, nor with engine pipelined on a slab grid (it would
+  /// write the output while still reading the input from the same array).
+  bool in_place = false;
   /// Placement: rank_order[g] = rank in the communicator that takes virtual grid position
   /// g = i*p1 + j. Empty = identity. Must be a permutation of 0..P-1, equal on every rank.
   std::vector<int> rank_order;

@@ -40,7 +40,8 @@ struct Phase {
 ///
 /// Contracts: construction and destruction are collective over `comm`. forward()/backward()
 /// are collective; every rank passes arrays of input_count()/output_count() elements of the
-/// plan's precision, which must not overlap; the input array is not modified. Nothing is
+/// plan's precision, which must not overlap; the input array is not modified. In-place plans
+/// (Options::in_place) take one array as both in and out instead, of in_place_bytes(). Nothing is
 /// allocated in forward()/backward(). A Plan is not thread-safe.
 class Plan {
  public:
@@ -70,11 +71,17 @@ class Plan {
   std::vector<int> input_order() const;
   std::vector<int> output_order() const;
   /// Elements to allocate: input_count() reals (r2c) or complexes (c2c); output_count()
-  /// complexes.
+  /// complexes. In-place plans: one array of in_place_bytes() holds both sides.
   std::int64_t input_count() const;
   std::int64_t output_count() const;
   /// Bytes of workspace this rank uses (owned by the plan unless Options::workspace).
   std::size_t workspace_bytes() const;
+  /// Options::in_place: forward(a, a)/backward(a, a) on one array.
+  bool in_place() const;
+  /// Bytes of that one array on this rank: max(input side, output side), the input side of r2c
+  /// with its rows padded to 2(n/2 + 1) reals (input_count() counts them). Meaningful for any
+  /// plan; only in-place plans need it.
+  std::size_t in_place_bytes() const;
   /// Planes per chunk of the pipelined engine as given (-1 automatic).
   int planes() const;
   /// Ranks (in comm()) of the members of this rank's grid row (ranks sharing i, in order of j)

@@ -62,6 +62,8 @@ typedef struct {
   int tune;               /* seconds the planner may spend timing grids/engines; 0 = by rule */
   const char* wisdom_file; /* NULL, or the tuner's wisdom file (also VOLFFT_WISDOM) */
   int verbose;            /* nonzero: the tuner prints its candidate table on rank 0 */
+  int in_place;           /* nonzero: forward(a, a)/backward(a, a) on one array of
+                             volfft_in_place_bytes (r2c rows padded to 2(n/2+1) reals) */
 } volfft_options;
 
 typedef struct volfft_plan_s* volfft_plan;
@@ -99,6 +101,8 @@ volfft_status volfft_input_order(volfft_plan plan, int* order);
 volfft_status volfft_output_order(volfft_plan plan, int* order);
 volfft_status volfft_counts(volfft_plan plan, int64_t* input_count, int64_t* output_count);
 volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes);
+/* Bytes of the one array an in-place plan transforms (Plan::in_place_bytes). */
+volfft_status volfft_in_place_bytes(volfft_plan plan, size_t* bytes);
 volfft_status volfft_grid(volfft_plan plan, int grid[2]);
 
 /* Phase timings of the last call in `direction`. Up to *count phases are written; *count is

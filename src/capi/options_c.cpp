@@ -27,6 +27,7 @@ volfft_options to_c(const Options& o) {
   c.tune = o.tune;
   c.wisdom_file = o.wisdom_file.empty() ? nullptr : o.wisdom_file.c_str();
   c.verbose = o.verbose ? 1 : 0;
+  c.in_place = o.in_place ? 1 : 0;
   return c;
 }
 
@@ -51,6 +52,7 @@ Options from_c(const volfft_options& c) {
   o.tune = c.tune;
   if (c.wisdom_file) o.wisdom_file = c.wisdom_file;
   o.verbose = c.verbose != 0;
+  o.in_place = c.in_place != 0;
   o.workspace = c.workspace;
   o.workspace_bytes = c.workspace_bytes;
   return o;

@@ -205,6 +205,13 @@ volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes) {
   });
 }
 
+volfft_status volfft_in_place_bytes(volfft_plan plan, size_t* bytes) {
+  return guarded([&] {
+    require_plan(plan);
+    *bytes = plan->plan.in_place_bytes();
+  });
+}
+
 volfft_status volfft_grid(volfft_plan plan, int grid[2]) {
   return guarded([&] {
     require_plan(plan);

@@ -154,6 +154,10 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   bp.padded = bp.spectral != n;
   const auto boxes = pencil_boxes(n, bp.spectral, kind, bp.grid, i, j);
   bp.real_box = kind == Kind::r2c ? boxes.a_real : boxes.a_in;
+  bp.in_place = options.in_place;
+  bp.real_storage = bp.real_box;
+  // In place, the r2c input rows are as long as the complex rows they become (FFTW's layout).
+  if (bp.in_place && kind == Kind::r2c) bp.real_storage.hi[2] = bp.real_storage.lo[2] + 2 * boxes.a_in.extent(2);
 
   // Stage candidates A, B, C; an exchange inside a group of one rank is trivial, and the stages
   // on both sides of it merge (the boxes then meet: the first's output is the second's input).
@@ -242,8 +246,10 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   const std::size_t exchanges = bp.exchanges.size();
   // Forward: stage arrays (all but the last, which is the user's output) + one send area.
   // Backward r2c additionally needs a complex array before the final c2r transform.
-  bp.buffer_count = exchanges == 0 ? (kind == Kind::r2c ? 1 : 0) : static_cast<int>(exchanges) + 1;
-  if (exchanges == 1 && kind == Kind::r2c) bp.buffer_count = 3;
+  // In place, the backward c2r runs in the user's array (array_of), so r2c needs none of that.
+  const bool complex_before_c2r = kind == Kind::r2c && !bp.in_place;
+  bp.buffer_count = exchanges == 0 ? (complex_before_c2r ? 1 : 0) : static_cast<int>(exchanges) + 1;
+  if (exchanges == 1 && complex_before_c2r) bp.buffer_count = 3;
   // Padded: the last forward stage transforms in a buffer (its FFT length exceeds the output)
   // and truncates into the output.
   if (bp.padded) bp.buffer_count = exchanges == 0 ? 1 : 3;
@@ -262,7 +268,7 @@ ArrayPlace array_of(const Blueprint& bp, bool forward, std::size_t s) {
   if (forward && s + 1 == S && bp.padded) return buffer(S == 2 ? 2 : 0);
   if (forward) return s + 1 == S ? user : buffer(static_cast<int>(s));
   if (s == 0) {
-    if (bp.kind == Kind::c2c) return user;
+    if (bp.kind == Kind::c2c || bp.in_place) return user;
     return buffer(S == 2 ? 2 : 0);
   }
   if (s + 1 == S) return buffer(0);

@@ -3,6 +3,7 @@
 // this one source, so what the library does and what the model predicts cannot drift apart.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -60,14 +61,21 @@ struct Blueprint {
   bool scale_backward = true;
   int comm_size = 1, vrank = 0;
   std::array<int, 2> position{0, 0};  ///< (i, j) in the internal grid
+  bool in_place = false;              ///< forward(a, a)/backward(a, a): Options::in_place
   Box real_box;                       ///< r2c input box in reals (== stages[0].box for c2c)
+  Box real_storage;                   ///< the array holding it (in-place r2c: rows of 2(n/2+1) reals)
   std::vector<Stage> stages;
   std::vector<ExchangeGeometry> exchanges;  ///< exchanges[k]: stages[k] -> stages[k+1]
   Index complex_bytes = 16;
   Index buffer_elements = 0;  ///< complex capacity of each internal buffer
   int buffer_count = 0;       ///< internal buffers the plan uses (array_of)
 
-  Index input_count() const { return real_box.size(); }
+  Index input_count() const { return real_storage.size(); }
+  /// Bytes of the one array of an in-place plan: the larger side.
+  Index in_place_bytes() const {
+    return std::max(input_count() * (kind == Kind::r2c ? complex_bytes / 2 : complex_bytes),
+                    output_count() * complex_bytes);
+  }
   /// FFT length along `axis` (complex length n/2+1 on the r2c axis) and the values kept (m).
   Index fft_length(int axis) const { return axis == 2 && kind == Kind::r2c ? shape[2] / 2 + 1 : shape[axis]; }
   Index kept_length(int axis) const { return axis == 2 && kind == Kind::r2c ? spectral[2] / 2 + 1 : spectral[axis]; }
@@ -84,8 +92,12 @@ struct Blueprint {
 ///             last stage in a free buffer, truncated into the output); exchange k goes from
 ///             stage k's array to stage k+1's with buffer E as its send area (send_buffer).
 ///   backward: stage S-1 is read from the user's input into buffer 0; stage s (0 < s < S-1)
-///             lives in buffer (S-1-s) % 2; stage 0 is the user's output (c2c) or a complex
-///             buffer (r2c) that the final c2r transform reads.
+///             lives in buffer (S-1-s) % 2; stage 0 is the user's output (c2c, and in-place
+///             r2c, whose c2r then runs in place) or a complex buffer (r2c) that the final c2r
+///             transform reads.
+///   in place: the user's output is the input too. Only a stage without an exchange (one rank)
+///             reads and writes it in the same op (planned in place, stage_ops.cpp); with
+///             exchanges the input is read into buffer 0 before anything writes the output.
 /// Blocking engines reuse an exchange's source array as its receive area, so three arrays are
 /// live at most; engines that overlap receive into buffer 3 (receive_buffer).
 struct ArrayPlace {

@@ -82,6 +82,9 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
                     std::to_string(a) + "] = " + std::to_string(shape[a]) + "; got " +
                     std::to_string(options.spectral_shape[a]));
   }
+  if (options.in_place && !options.spectral_shape.empty())
+    throw Error("volfft: in_place does not combine with spectral_shape (a padded transform's two sides differ in "
+                "size and order, so one array cannot hold both while it is transformed); use two arrays");
   if (options.workspace == nullptr && options.workspace_bytes != 0)
     throw Error("volfft: workspace_bytes is set but workspace is null");
 }

@@ -86,6 +86,8 @@ struct Setup {
   /// per chunk on arrival).
   std::vector<int> source_axes, destination_axes;
   bool destination_is_last = false;
+  /// Whether the source stage is the direction's first (its ops read the user's input).
+  bool source_is_first = false;
   Options options;  ///< planes, max_in_flight, pipeline_p2p, threads, ranks_per_node
 };
 

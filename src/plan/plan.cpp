@@ -317,8 +317,12 @@ void Plan::Impl::call(bool forward, const void* in, void* out, bool split, const
   const Index out_count = forward ? bp.output_count() : bp.input_count();
   if (problem.empty() && ((in == nullptr && in_count > 0) || (out == nullptr && out_count > 0)))
     problem = std::string("volfft: ") + name + " needs non-null in and out arrays";
-  if (problem.empty() && in == out && in != nullptr)
-    problem = std::string("volfft: ") + name + " is out-of-place: in and out must differ";
+  if (problem.empty() && bp.in_place && in != out)
+    problem = std::string("volfft: ") + name + " of an in-place plan (Options::in_place) needs in == out: one array of "
+              "Plan::in_place_bytes() bytes";
+  if (problem.empty() && !bp.in_place && in == out && in != nullptr)
+    problem = std::string("volfft: ") + name + " of this plan is out-of-place: in and out must differ (make the plan "
+              "with Options::in_place to transform one array)";
   if (problem.empty() && pending)
     problem = "volfft: this plan has a split-phase transform in progress: wait() for it first";
   const int call_id = (forward ? 1 : 2) + (split ? 2 : 0);
@@ -370,6 +374,8 @@ std::vector<int> Plan::output_order() const { return core::user_order(impl_->bp.
 std::int64_t Plan::input_count() const { return impl_->bp.input_count(); }
 std::int64_t Plan::output_count() const { return impl_->bp.output_count(); }
 std::size_t Plan::workspace_bytes() const { return impl_->bp.workspace_bytes(); }
+bool Plan::in_place() const { return impl_->bp.in_place; }
+std::size_t Plan::in_place_bytes() const { return static_cast<std::size_t>(impl_->bp.in_place_bytes()); }
 const PlanDescription& Plan::description() const { return impl_->description; }
 MPI_Comm Plan::comm() const { return impl_->comm(); }
 std::vector<int> Plan::row_members() const { return plan::members_in(impl_->comm(), impl_->comms.row); }

@@ -53,6 +53,7 @@ std::vector<exchange::Setup> exchange_setups(const core::Blueprint& bp, const Op
     s.source_axes = all_axes(bp.stages[stage].ops);
     s.destination_axes = all_axes(bp.stages[next].ops);
     s.destination_is_last = q + 1 == E;
+    s.source_is_first = q == 0;
     s.options = options;
     setups.push_back(std::move(s));
   }

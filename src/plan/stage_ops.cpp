@@ -50,10 +50,14 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
   const Index cb = bp.complex_bytes;
   // The real array (r2c input / c2r output) is the real box in C order; the part of it that
   // matches `part` is whole along axis 2, the transformed one.
-  const auto rstrides = core::strides_of(bp.real_box, core::Order{0, 1, 2});
+  const auto rstrides = core::strides_of(bp.real_storage, core::Order{0, 1, 2});
   Box real_part = part;
-  real_part.lo[2] = bp.real_box.lo[2], real_part.hi[2] = bp.real_box.hi[2];
-  const std::ptrdiff_t real_off = core::offset_of(real_part, bp.real_box, rstrides) * real_bytes;
+  real_part.lo[2] = bp.real_storage.lo[2], real_part.hi[2] = bp.real_storage.hi[2];
+  const std::ptrdiff_t real_off = core::offset_of(real_part, bp.real_storage, rstrides) * real_bytes;
+  // In place, a stage whose array is the user's output reads the input from that same array:
+  // its ops then run in place (FFTW forbids an out-of-place plan on one array) and the backward
+  // keeps a fused r2c fused (its multi-dimensional c2r may destroy its input, the user's array).
+  const bool in_user_array = bp.in_place && core::array_of(bp, !backward, s).user_output;
   const std::ptrdiff_t array_off = core::offset_of(part, st.box_in, strides) * cb;
   // The compact data box (user input/output of a padded plan's outer stage).
   const auto data_strides = core::strides_of(st.box, st.order);
@@ -93,8 +97,9 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
       g.axes = op.axes;
       g.out_strides = strides;
       OpRun run;
-      run.from_input = first_stage && o == 0;
-      const bool real_input = run.from_input && op.real;
+      const bool reads_input = first_stage && o == 0;
+      run.from_input = reads_input && !in_user_array;
+      const bool real_input = reads_input && op.real;
       g.in_strides = real_input ? rstrides : strides;
       g.transform = op.real ? backend::Transform::r2c : backend::Transform::c2c_forward;
       g.in_place = !run.from_input;
@@ -124,7 +129,8 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
   // input (FFTW has no input-preserving one), and the first step reads the caller's input.
   std::vector<core::FftOp> ops;
   for (const core::FftOp& op : st.ops)
-    for (const core::FftOp& part : core::unfused(op)) ops.push_back(part);
+    for (const core::FftOp& part : in_user_array ? std::vector<core::FftOp>{op} : core::unfused(op))
+      ops.push_back(part);
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
@@ -152,13 +158,13 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
     if (op.real) {
       g.in_strides = strides, g.out_strides = rstrides;
       g.transform = backend::Transform::c2r;
-      g.in_place = false;
+      g.in_place = in_user_array;  // the array is the output
       run.to_output = true;
       run.in_offset = array_off, run.out_offset = real_off;
     } else {
       g.in_strides = g.out_strides = strides;
       g.transform = backend::Transform::c2c_backward;
-      run.from_input = reads_input && !bp.padded;  // padded: the padding step read the input
+      run.from_input = reads_input && !bp.padded && !in_user_array;  // padded: the padding step read the input
       g.in_place = !run.from_input;
       run.in_offset = run.out_offset = array_off;
     }

@@ -124,7 +124,10 @@ Timing time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kin
     void* p;
     explicit Buffer(std::size_t n) : p(::operator new(n, std::align_val_t(64))) { std::fill_n(static_cast<char*>(p), n, 0); }
     ~Buffer() { ::operator delete(p, std::align_val_t(64)); }
-  } in(in_bytes), out(out_bytes), back(in_bytes);
+  } in(std::max<std::size_t>(in_bytes, plan.in_place_bytes())), out(out_bytes), back(in_bytes);
+  // An in-place candidate runs in place, on one array, as the plan will.
+  void* forward_out = o.in_place ? in.p : out.p;
+  void* backward_out = o.in_place ? in.p : back.p;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::vector<double> times;
@@ -132,8 +135,8 @@ Timing time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kin
   for (int it = -1; it < 3; ++it) {
     MPI_Barrier(comm);
     const double t0 = MPI_Wtime();
-    plan.forward_raw(in.p, out.p);
-    plan.backward_raw(out.p, back.p);
+    plan.forward_raw(in.p, forward_out);
+    plan.backward_raw(forward_out, backward_out);
     const double extra = noise(rank, index * 16 + it + 1);
     timing.noise += extra;
     double dt = MPI_Wtime() - t0 + extra;

@@ -73,6 +73,9 @@ Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind
   k.object["grid"] = Json::of(o.grid[0] || o.grid[1] ? std::to_string(o.grid[0]) + "x" + std::to_string(o.grid[1]) : "auto");
   k.object["engine"] = Json::of(std::string(to_string(o.engine)));
   k.object["planes"] = Json::of(static_cast<double>(o.planes));
+  // In place, some engines do not apply (pipelined slabs): its own entries. Only then, so that
+  // files written before the option existed keep their keys.
+  if (o.in_place) k.object["in_place"] = Json::of(1.0);
   k.object["mpi"] = Json::of(mpi::library_name());
   k.object["hosts"] = Json::of(host_set(comm));
   return k;

@@ -304,7 +304,7 @@ void wrong_array_types(int rank, int size) {
   expect_everywhere("float arrays to a double r2c plan",
                     error_of([&] { r2c.forward(fr.data(), fb.data()); }), "precision");
   expect_everywhere("in == out", error_of([&] { c2c.forward(a.data(), a.data()); }),
-                    "forward is out-of-place");
+                    "forward of this plan is out-of-place: in and out must differ");
   (void)rank;
   (void)size;
 }
@@ -355,6 +355,27 @@ void c_api_errors(int rank, int size) {
   CHECK(volfft_forward(plan, in.data(), in.data()) == VOLFFT_ERROR_ARGUMENT);
   CHECK(std::string(volfft_last_error()).find("out-of-place") != std::string::npos);
   CHECK(volfft_plan_destroy(plan) == VOLFFT_OK);
+  {
+    // In place through the C API: the option, the one array's size, and the calls on it.
+    volfft_options o;
+    volfft_options_default(&o);
+    CHECK(o.in_place == 0);
+    o.in_place = 1;
+    volfft_plan ip = nullptr;
+    CHECK(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, &o, &ip) == VOLFFT_OK);
+    size_t bytes = 0;
+    CHECK(volfft_in_place_bytes(ip, &bytes) == VOLFFT_OK);
+    int64_t ipin = 0, ipout = 0;
+    CHECK(volfft_counts(ip, &ipin, &ipout) == VOLFFT_OK);
+    CHECK(bytes == 16 * static_cast<size_t>(std::max(ipin, ipout)));
+    std::vector<std::complex<double>> one(bytes / 16 + 1, std::complex<double>(1, 0));
+    CHECK(volfft_forward(ip, one.data(), one.data()) == VOLFFT_OK);
+    CHECK(volfft_backward(ip, one.data(), one.data()) == VOLFFT_OK);
+    CHECK(std::abs(one[0] - std::complex<double>(1, 0)) < 1e-12 || ipin == 0);
+    CHECK(volfft_forward(ip, in.data(), out.data()) == VOLFFT_ERROR_ARGUMENT);
+    CHECK(std::string(volfft_last_error()).find("needs in == out") != std::string::npos);
+    CHECK(volfft_plan_destroy(ip) == VOLFFT_OK);
+  }
   CHECK(volfft_plan_destroy(nullptr) == VOLFFT_OK);
   CHECK(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, &o, nullptr) ==
         VOLFFT_ERROR_ARGUMENT);

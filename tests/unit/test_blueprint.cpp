@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/blueprint.hpp"
+#include "core/engines.hpp"
 #include "support/check.hpp"
 #include "unit/spec_boxes.hpp"
 #include "unit/unit_main.hpp"
@@ -270,6 +271,34 @@ void workspace_holds_every_stage() {
   }
 }
 
+// In place: the r2c input rows are padded to 2(n/2+1) reals, the one array holds the larger
+// side, and the backward c2r runs in the user's array, so r2c needs one buffer less (none at
+// one rank); the stages and exchanges are those of the out-of-place plan.
+void in_place_blueprints() {
+  for (const Config& c : configs()) {
+    Options o;
+    o.grid = c.grid, o.engine = c.engine, o.layout = c.layout;
+    Options ip = o;
+    ip.in_place = true;
+    for (int r = 0; r < c.P; ++r) {
+      const Blueprint out = make_blueprint(c.P, r, c.shape, c.kind, Precision::float64, o);
+      const Blueprint in = make_blueprint(c.P, r, c.shape, c.kind, Precision::float64, ip);
+      CHECK_MSG(in.stages.size() == out.stages.size() && in.exchanges.size() == out.exchanges.size(),
+                c.text() << ": in place changed the stages");
+      const Index n_last = in.shape[2], rows = in.real_box.extent(0) * in.real_box.extent(1);
+      const Index row = c.kind == Kind::r2c ? 2 * (n_last / 2 + 1) : n_last;
+      CHECK_MSG(in.input_count() == (in.real_box.empty() ? 0 : rows * row), c.text() << ": input_count " << in.input_count());
+      const Index in_bytes = in.input_count() * (c.kind == Kind::r2c ? 8 : 16);
+      CHECK(in.in_place_bytes() == std::max(in_bytes, in.output_count() * 16));
+      int expected = out.buffer_count;
+      if (c.kind == Kind::r2c && out.exchanges.empty()) expected = 0;
+      if (c.kind == Kind::r2c && out.exchanges.size() == 1 && !core::engine_info(c.engine).receive_area) expected = 2;
+      CHECK_MSG(in.buffer_count == expected, c.text() << ": in-place buffers " << in.buffer_count << ", expected " << expected);
+      CHECK(core::array_of(in, false, 0).user_output);
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -280,5 +309,6 @@ int main() {
        {"trivial_exchanges_merge_stages", trivial_exchanges_merge_stages},
        {"memory_orders", memory_orders},
        {"strides_and_offsets", strides_and_offsets},
-       {"workspace_holds_every_stage", workspace_holds_every_stage}});
+       {"workspace_holds_every_stage", workspace_holds_every_stage},
+       {"in_place_blueprints", in_place_blueprints}});
 }

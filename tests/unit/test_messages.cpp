@@ -97,6 +97,15 @@ void workspace_size_without_a_pointer() {
   CHECK_ERROR(validate(1, {8, 8, 8}, o), "workspace_bytes is set but workspace is null");
 }
 
+void in_place_with_padding() {
+  Options o;
+  o.in_place = true;
+  o.spectral_shape = {4, 4, 4};
+  CHECK_ERROR(validate(1, {8, 8, 8}, o), "in_place does not combine with spectral_shape");
+  o.spectral_shape.clear();
+  CHECK(error_of([&] { validate(1, {8, 8, 8}, o); }).empty());
+}
+
 void make_blueprint_validates() {
   CHECK_ERROR(core::make_blueprint(4, 0, {8, 8, 8}, Kind::c2c, Precision::float64, grid(3, 2)),
               "p0*p1 must equal the communicator size");
@@ -144,6 +153,7 @@ int main() {
        {"two_dimensional_arrays_need_p1_one", two_dimensional_arrays_need_p1_one},
        {"rank_order_must_be_a_permutation", rank_order_must_be_a_permutation},
        {"workspace_size_without_a_pointer", workspace_size_without_a_pointer},
+       {"in_place_with_padding", in_place_with_padding},
        {"make_blueprint_validates", make_blueprint_validates},
        {"names_round_trip", names_round_trip},
        {"parse_messages_name_the_accepted_values", parse_messages_name_the_accepted_values}});
