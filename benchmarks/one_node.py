@@ -4,9 +4,10 @@
     python benchmarks/one_node.py --sizes 256 512 --kinds c2c r2c --rounds 2 --out node.json
     python benchmarks/one_node.py --cores 16 --splits 1x16 2x8 4x4 16x1
 
-For each problem (kind, precision, n^3) and each split P x T of the node's cores (P ranks of T
-threads, P * T = cores), one ``volfft-bench ... --threads T --no-scale`` job under
-scripts/mpirun.sh times volfft's default plan. The 1 x cores job also times FFTW's serial
+For each problem (kind, precision, n^3), each split P x T of the node's cores (P ranks of T
+threads, P * T = cores) and each of volfft's modes (``--modes``: its default out-of-place plan,
+and ``in-place``, ``Options::in_place``), one ``volfft-bench ... --threads T --no-scale`` job
+under scripts/mpirun.sh times volfft. The 1 x cores job of the first mode also times FFTW's serial
 threaded plan with as many threads (``--compare fftw-threads``: in place and out of place, the
 faster counts), the peer a one-node user would otherwise run; the cores x 1 job also times FFTW-MPI
 in its fastest of four modes (``--compare fftw-mpi``; ``--no-fftw-mpi`` leaves it out where
@@ -51,6 +52,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="cores of the node (default: this machine's)")
     parser.add_argument("--splits", nargs="+", type=parse_split, default=None,
                         help="RANKSxTHREADS each (default: every P x cores/P)")
+    parser.add_argument("--modes", nargs="+", default=["out-of-place", "in-place"],
+                        choices=["out-of-place", "in-place"], help="volfft's modes, each a job per split")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--iters", type=int, default=5, help="calls per job (each job's median)")
     parser.add_argument("--effort", default="measure", choices=["estimate", "measure", "patient"])
@@ -69,7 +72,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(f"--bench: no volfft-bench at {args.bench} (run scripts/build.sh)")
 
     problems = [(k, p, n) for k in args.kinds for p in args.precisions for n in args.sizes]
-    results: Dict[tuple, List[Dict[str, Any]]] = {(pr, s): [] for pr in problems for s in splits}
+    jobs = [(split, mode) for split in splits for mode in args.modes]
+    results: Dict[tuple, List[Dict[str, Any]]] = {(pr, s, m): [] for pr in problems for s, m in jobs}
 
     def write(table: List[Dict[str, Any]], partial: bool) -> None:
         """The JSON so far (partial: every finished job) or the final table."""
@@ -77,26 +81,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             json.dump({"schema": "volfft-one-node/1", "cores": args.cores, "cpus": os.cpu_count(),
                        "load": os.getloadavg(), "partial": partial, "cells": table,
                        "jobs": [{"kind": pr[0], "precision": pr[1], "n": pr[2], "ranks": sp[0],
-                                 "threads": sp[1], "rounds": rows}
-                                for (pr, sp), rows in results.items() if partial]},
+                                 "threads": sp[1], "mode": mode, "rounds": rows}
+                                for (pr, sp, mode), rows in results.items() if partial]},
                       handle, indent=1)
 
     for r in range(args.rounds):
         for problem in problems:
             kind, precision, n = problem
             fftw_threads_ms = None
-            for ranks, threads in splits:
+            for (ranks, threads), mode in jobs:
                 bench_args = [kind, precision, str(n), str(n), str(n), "--threads", str(threads),
                               "--iters", str(args.iters), "--effort", args.effort, "--no-scale"]
-                peers = []
-                if ranks == 1 and threads == args.cores:
+                if mode == "in-place":
+                    bench_args.append("--in-place")
+                peers = []  # timed once per split and round, in the first mode's job
+                if ranks == 1 and threads == args.cores and mode == args.modes[0]:
                     peers.append("fftw-threads")
-                if ranks == args.cores and ranks > 1 and not args.no_fftw_mpi:
+                if ranks == args.cores and ranks > 1 and not args.no_fftw_mpi and mode == args.modes[0]:
                     peers.append("fftw-mpi")
                 if peers:
                     bench_args += ["--compare", ",".join(peers)]
                 report = run_bench(args.bench, ranks, bench_args, args.timeout)
-                row = {"ranks": ranks, "threads": threads, "volfft_ms": total_ms(report),
+                row = {"ranks": ranks, "threads": threads, "mode": mode, "volfft_ms": total_ms(report),
+                       "in_place": report["config"]["in_place"],
                        "grid": report["config"]["grid"], "engine": report["config"]["engine"],
                        "plan_seconds": report["plan_seconds"],
                        "peak_rss_bytes": report["peak_rss_bytes"],
@@ -104,21 +111,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                        "compare": report.get("compare", {})}
                 if "fftw-threads" in row["compare"]:
                     fftw_threads_ms = total_ms(row["compare"]["fftw-threads"])
-                results[(problem, (ranks, threads))].append(row)
+                results[(problem, (ranks, threads), mode)].append(row)
                 write([], partial=True)  # every job kept, should a later one fail or time out
-                print(f"round {r + 1}/{args.rounds}: {kind} {precision} {n}^3 {ranks}x{threads}: "
+                print(f"round {r + 1}/{args.rounds}: {kind} {precision} {n}^3 {ranks}x{threads} {mode}: "
                       f"volfft {row['volfft_ms']:.1f} ms", file=sys.stderr, flush=True)
-            for split in splits:  # ratios against this round's FFTW threaded plan
-                row = results[(problem, split)][-1]
+            for split, mode in jobs:  # ratios against this round's FFTW threaded plan
+                row = results[(problem, split, mode)][-1]
                 row["fftw_threads_ms"] = fftw_threads_ms
                 row["ratio"] = row["volfft_ms"] / fftw_threads_ms
 
     table = []
-    for (problem, (ranks, threads)), rows in results.items():
+    for (problem, (ranks, threads), mode), rows in results.items():
         kind, precision, n = problem
         ratios = [x["ratio"] for x in rows]
         mpi = [total_ms(x["compare"]["fftw-mpi"]) for x in rows if "fftw-mpi" in x["compare"]]
         table.append({"kind": kind, "precision": precision, "n": n, "ranks": ranks, "threads": threads,
+                      "mode": mode,
                       "volfft_ms_median": statistics.median(x["volfft_ms"] for x in rows),
                       "fftw_threads_ms_median": statistics.median(x["fftw_threads_ms"] for x in rows),
                       "fftw_mpi_ms_median": statistics.median(mpi) if mpi else None,
@@ -126,20 +134,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                       "ratio_max": max(ratios), "rounds": rows})
     write(table, partial=False)
 
-    print(f"volfft default at P ranks x T threads / FFTW's serial plan with {args.cores} threads "
+    print(f"volfft at P ranks x T threads / FFTW's serial plan with {args.cores} threads "
           f"(fastest of in place and out of place); forward + backward, unscaled; median over "
           f"{args.rounds} round(s) [range]; above 1: volfft is slower")
-    print(f"{'problem':<20} {'PxT':>6} {'volfft ms':>10} {'FFTW thr ms':>12} {'ratio':>7}  "
+    print(f"{'problem':<20} {'PxT':>6} {'mode':<12} {'volfft ms':>10} {'FFTW thr ms':>12} {'ratio':>7}  "
           f"{'range':<16} config (last round)")
     for row in table:
         last = row["rounds"][-1]
         problem = f"{row['kind']} {row['precision']} {row['n']}^3"
-        print(f"{problem:<20} {str(row['ranks']) + 'x' + str(row['threads']):>6} "
+        print(f"{problem:<20} {str(row['ranks']) + 'x' + str(row['threads']):>6} {row['mode']:<12} "
               f"{row['volfft_ms_median']:>10.2f} {row['fftw_threads_ms_median']:>12.2f} "
               f"{row['ratio_median']:>7.3f}  [{row['ratio_min']:.3f}, {row['ratio_max']:.3f}]"
               f"  {last['grid'][0]}x{last['grid'][1]} {last['engine']}")
         if row["fftw_mpi_ms_median"] is not None:
-            print(f"{'':<20} {'':>6} FFTW-MPI at {row['ranks']} ranks, fastest mode: "
+            print(f"{'':<20} {'':>6} {'':<12} FFTW-MPI at {row['ranks']} ranks, fastest mode: "
                   f"{row['fftw_mpi_ms_median']:.2f} ms ({last['compare']['fftw-mpi']['mode']})")
     print(f"every round: {args.out}")
     return 0

@@ -79,6 +79,23 @@ class PlanHandle {
     return new volfft::Request(plan().backward_start(b.data(), out.data()));
   }
 
+  // In-place plans: one byte buffer of at least in_place_bytes() is both in and out.
+  void in_place(bool forward, OutputArray& buffer) {
+    check_in_place(buffer);
+    nb::gil_scoped_release release;
+    if (forward)
+      plan().forward_raw(buffer.data(), buffer.data());
+    else
+      plan().backward_raw(buffer.data(), buffer.data());
+  }
+
+  volfft::Request* in_place_start(bool forward, OutputArray& buffer) {
+    check_in_place(buffer);
+    nb::gil_scoped_release release;
+    return new volfft::Request(forward ? plan().forward_start(buffer.data(), buffer.data())
+                                       : plan().backward_start(buffer.data(), buffer.data()));
+  }
+
   std::string tuning_report() const { return plan().tuning_report(); }
 
   std::vector<std::pair<std::string, double>> timings(const std::string& direction,
@@ -112,6 +129,14 @@ class PlanHandle {
       throw volfft::Error(std::string(name) + ": expected " + std::to_string(expected) +
                           " bytes, got " + std::to_string(got));
     }
+  }
+
+  void check_in_place(const OutputArray& buffer) const {
+    const volfft::Plan& p = plan();
+    if (!p.in_place()) throw volfft::Error("plan: not an in-place plan (make it with in_place=True)");
+    if (buffer.nbytes() < p.in_place_bytes())
+      throw volfft::Error("a: expected an array of at least " + std::to_string(p.in_place_bytes()) +
+                          " bytes (plan.in_place_bytes), got " + std::to_string(buffer.nbytes()));
   }
 
   void check_forward(const InputArray& a, const OutputArray& out) const {
@@ -163,6 +188,10 @@ void bind_plan(nb::module_& m) {
            nb::arg("out").noconvert(), nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
       .def("backward_start", &PlanHandle::backward_start, nb::arg("b").noconvert(),
            nb::arg("out").noconvert(), nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
+      .def("in_place", &PlanHandle::in_place, nb::arg("forward"), nb::arg("buffer").noconvert())
+      .def("in_place_start", &PlanHandle::in_place_start, nb::arg("forward"), nb::arg("buffer").noconvert(),
+           nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
+      .def("in_place_bytes", [](const PlanHandle& h) { return h.plan().in_place_bytes(); })
       .def("tuning_report", &PlanHandle::tuning_report)
       .def("agree_on_problem", [](PlanHandle& h, const std::string& problem) {
         nb::gil_scoped_release release;  // collective

@@ -103,7 +103,13 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
         plan.local_slice(forward_output), root=root)
     local = plan.output_array() if forward_output else plan.input_array()
     if comm.rank != root:
-        comm.Recv(local.memory, source=root, tag=_TAG)
+        target = local.memory
+        if target.flags.c_contiguous:
+            comm.Recv(target, source=root, tag=_TAG)
+        else:  # an in-place r2c input: rows padded past the data
+            piece = np.empty(target.shape, dtype)
+            comm.Recv(piece, source=root, tag=_TAG)
+            target[...] = piece
         return local
     for rank, block in enumerate(blocks):
         if rank == root:

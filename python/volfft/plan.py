@@ -339,6 +339,13 @@ class Plan:
         the noise); 0 chooses by rule and times nothing (docs/overlap.md#autotuning).
     scale_backward : bool, default True
         Scale :meth:`backward` by ``1/N`` (numpy's default ``norm="backward"``).
+    in_place : bool, default False
+        Transform in place, as FFTW's in-place plans: :meth:`forward` writes the spectrum into
+        the memory of the array it is given and returns it as the output view of that memory;
+        :meth:`backward` likewise. Arrays come from :meth:`input_array`/:meth:`output_array`
+        (one buffer of :attr:`in_place_bytes` each); an r2c input's rows hold
+        ``2 * (n // 2 + 1)`` reals, the array being the view of the first ``n``. At one rank the
+        FFTs are FFTW's in-place plans, its fastest. Not with ``padding``.
     placement : None, volfft.mapping.Placement or sequence of int
         Rank order: ``order[g]`` is the rank of ``comm`` that takes virtual grid position
         ``g = i * p1 + j``. Anything with a ``rank_order()`` method is accepted.
@@ -445,6 +452,8 @@ class Plan:
         self._input_shape = self._extents(self._input_box)
         self._output_shape = self._extents(self._output_box)
         self._workspace_bytes = int(handle.workspace_bytes())
+        self._in_place = bool(library_options.get("in_place", False))
+        self._in_place_bytes = int(handle.in_place_bytes())
         # [input side, output side]: where an input with other memory is copied (_memory).
         self._staging: list = [None, None]
         self._native = handle
@@ -573,6 +582,16 @@ class Plan:
         return self._workspace_bytes
 
     @property
+    def in_place(self) -> bool:
+        """Whether this is an in-place plan (``in_place=True``)."""
+        return self._in_place
+
+    @property
+    def in_place_bytes(self) -> int:
+        """Bytes of the one buffer an in-place plan transforms on this rank: the larger side."""
+        return self._in_place_bytes
+
+    @property
     def staging_bytes(self) -> int:
         """Bytes of the staging arrays this Plan object holds on this rank.
 
@@ -623,9 +642,88 @@ class Plan:
         return self._new_array(forward_output=True)
 
     def _new_array(self, forward_output: bool) -> LocalArray:
+        if self._in_place:  # one buffer that holds both sides
+            return self._in_place_view(aligned_zeros((self._in_place_bytes,), np.uint8), forward_output)
         box, order, dtype, shape = self._side(forward_output)
         memory = aligned_zeros(tuple(box[1][a] - box[0][a] for a in order), dtype)
         return LocalArray.over(memory, shape, box, order)
+
+    def _in_place_memory_shape(self, forward_output: bool) -> Tuple[int, ...]:
+        """Shape of one side's memory in an in-place buffer (r2c input: padded rows)."""
+        box, order, _, _ = self._side(forward_output)
+        shape = tuple(box[1][a] - box[0][a] for a in order)
+        if not forward_output and self._kind == "r2c":
+            shape = shape[:-1] + (2 * (self._shape[-1] // 2 + 1),)
+        return shape
+
+    def _in_place_view(self, buffer: np.ndarray, forward_output: bool) -> LocalArray:
+        """One side's global-axes view of an in-place buffer (1-D uint8, in_place_bytes)."""
+        box, order, dtype, shape = self._side(forward_output)
+        memory_shape = self._in_place_memory_shape(forward_output)
+        count = int(np.prod(memory_shape, dtype=np.int64))
+        memory = buffer[:count * dtype.itemsize].view(dtype).reshape(memory_shape)
+        if not forward_output and self._kind == "r2c":
+            memory = memory[..., :box[1][-1] - box[0][-1]]  # the data, without the row padding
+        return LocalArray.over(memory, shape, box, order)
+
+    def _in_place_buffer(self, name: str, array: Any, forward_output: bool) -> np.ndarray:
+        """The in-place buffer (1-D uint8 of in_place_bytes) that ``array`` is the view of."""
+        box, order, dtype, _ = self._side(forward_output)
+        shape = self._output_shape if forward_output else self._input_shape
+        side = "output" if forward_output else "input"
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"{name}: expected a numpy.ndarray, got {type(array).__name__}")
+        if array.dtype != dtype:
+            raise TypeError(f"{name}: expected dtype {dtype} (a {self._kind} plan in {self._precision} "
+                            f"precision), got {array.dtype}")
+        if array.shape != shape:
+            raise VolfftError(f"{name}: expected this rank's block of the forward {side}, shape {shape} in "
+                              f"global axes (plan.{side}_shape), got {array.shape}")
+        # The strides of the plan's view, in global axes: C order over the memory shape.
+        memory_shape = self._in_place_memory_shape(forward_output)
+        memory_strides = [dtype.itemsize] * len(memory_shape)
+        for k in range(len(memory_shape) - 2, -1, -1):
+            memory_strides[k] = memory_strides[k + 1] * memory_shape[k + 1]
+        strides = [0] * len(order)
+        for k, axis in enumerate(order):
+            strides[axis] = memory_strides[k]
+        root = array
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        offset = array.ctypes.data - root.ctypes.data
+        same_layout = array.size == 0 or all(e <= 1 or st == want
+                                             for e, st, want in zip(array.shape, array.strides, strides))
+        made_here = (same_layout
+                     and root.flags.c_contiguous and 0 <= offset
+                     and offset + self._in_place_bytes <= root.nbytes)
+        if not made_here:
+            raise VolfftError(
+                f"{name}: an in-place plan transforms the buffer behind its arrays: expected an array from "
+                f"plan.{side}_array() or returned by forward/backward (a view of {self._in_place_bytes} bytes, "
+                f"plan.in_place_bytes)")
+        if not array.flags.writeable:
+            raise VolfftError(f"{name}: expected a writable array, got a read-only one")
+        return np.ndarray((self._in_place_bytes,), np.uint8, buffer=root.reshape(-1).view(np.uint8), offset=offset)
+
+    def _run_in_place(self, name: str, given: Any, out: Any, forward: bool, split: bool) -> Any:
+        """forward/backward (split: their _start forms) of an in-place plan."""
+        handle = self._live()
+        try:
+            buffer = self._in_place_buffer(name, given, forward_output=not forward)
+            if out is not None and (not isinstance(out, np.ndarray) or out.ctypes.data != given.ctypes.data):
+                raise VolfftError(f"out: an in-place plan writes its result into {name}'s memory; pass out={name} "
+                                  f"or leave it out")
+        except (TypeError, ValueError) as problem:
+            try:
+                handle.agree_on_problem(str(problem))
+            except ValueError:
+                pass
+            raise
+        result = self._in_place_view(buffer, forward_output=forward)
+        if split:
+            return Request(handle.in_place_start(forward, buffer), (buffer, buffer), result)
+        handle.in_place(forward, buffer)
+        return result
 
     def _side(self, forward_output: bool):
         """(box, memory order, dtype, global shape) of the forward output or input."""
@@ -721,9 +819,10 @@ class Plan:
             if out is None:
                 out = self._new_array(forward_output=forward)
                 return handle, given_memory, out, out.memory
+            if isinstance(out, np.ndarray) and np.may_share_memory(given, out):
+                raise VolfftError(f"out: expected an array that does not overlap {name} (make the plan with "
+                                  f"in_place=True to transform in place)")
             out_memory = self._memory("out", out, forward, True)
-            if np.may_share_memory(given, out):
-                raise VolfftError(f"out: expected an array that does not overlap {name}")
             return handle, given_memory, out, out_memory
         except (TypeError, ValueError) as problem:
             try:
@@ -740,17 +839,21 @@ class Plan:
         a : numpy.ndarray
             This rank's input in global axes (:meth:`input_array`, :func:`volfft.scatter` or
             what :meth:`backward` returned): shape :attr:`input_shape`, dtype
-            :attr:`input_dtype`, memory in :attr:`input_order`. Not modified.
+            :attr:`input_dtype`, memory in :attr:`input_order`. Not modified (in-place plans:
+            overwritten; ``a`` must then be a view of an in-place buffer, see ``in_place``).
         out : numpy.ndarray, optional
             Where to write the output (:meth:`output_array`): shape :attr:`output_shape`,
             dtype :attr:`output_dtype`, memory in :attr:`output_order`, not overlapping ``a``.
-            Allocated when omitted.
+            Allocated when omitted. In-place plans: ``a`` itself, or omitted.
 
         Returns
         -------
         LocalArray
-            ``out``: this rank's block of the spectrum, indexed by global axes.
+            ``out``: this rank's block of the spectrum, indexed by global axes (in-place plans:
+            the output view of ``a``'s buffer).
         """
+        if self._in_place:
+            return self._run_in_place("a", a, out, forward=True, split=False)
         handle, memory, out, out_memory = self._arrays("a", a, out, forward=True)
         handle.forward(memory, out_memory)
         return out
@@ -763,16 +866,19 @@ class Plan:
         b : numpy.ndarray
             This rank's spectrum, as :meth:`forward` returned it (or :meth:`output_array`):
             shape :attr:`output_shape` in global axes, dtype :attr:`output_dtype`, memory in
-            :attr:`output_order`. Not modified.
+            :attr:`output_order`. Not modified (in-place plans: overwritten).
         out : numpy.ndarray, optional
             Shape :attr:`input_shape`, dtype :attr:`input_dtype`, memory in
-            :attr:`input_order`, not overlapping ``b``. Allocated when omitted.
+            :attr:`input_order`, not overlapping ``b``. Allocated when omitted. In-place
+            plans: ``b`` itself, or omitted.
 
         Returns
         -------
         LocalArray
-            ``out``.
+            ``out`` (in-place plans: the input view of ``b``'s buffer).
         """
+        if self._in_place:
+            return self._run_in_place("b", b, out, forward=False, split=False)
         handle, memory, out, out_memory = self._arrays("b", b, out, forward=False)
         handle.backward(memory, out_memory)
         return out
@@ -785,11 +891,15 @@ class Plan:
         then to let MPI progress, and ``request.wait()`` to finish; it returns ``out``. Until
         then ``a`` and ``out`` belong to volfft and the plan takes no other call.
         """
+        if self._in_place:
+            return self._run_in_place("a", a, out, forward=True, split=True)
         handle, memory, out, out_memory = self._arrays("a", a, out, forward=True)
         return Request(handle.forward_start(memory, out_memory), (memory, out_memory), out)
 
     def backward_start(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
         """Start :meth:`backward` and return before it completes; see :meth:`forward_start`."""
+        if self._in_place:
+            return self._run_in_place("b", b, out, forward=False, split=True)
         handle, memory, out, out_memory = self._arrays("b", b, out, forward=False)
         return Request(handle.backward_start(memory, out_memory), (memory, out_memory), out)
 

@@ -25,20 +25,22 @@ def test_tiny_node(tmp_path, capsys, bench_driver):
     report = json.loads(out.read_text())
     assert report["schema"] == "volfft-one-node/1" and not report["partial"]
     cells = report["cells"]
-    assert [(c["kind"], c["ranks"], c["threads"]) for c in cells] == [
-        ("c2c", 1, 2), ("c2c", 2, 1), ("r2c", 1, 2), ("r2c", 2, 1)]
+    assert [(c["kind"], c["ranks"], c["threads"], c["mode"]) for c in cells] == [
+        (kind, ranks, threads, mode) for kind in ("c2c", "r2c") for ranks, threads in ((1, 2), (2, 1))
+        for mode in ("out-of-place", "in-place")]
     for cell in cells:
         assert len(cell["rounds"]) == 2
         for r in cell["rounds"]:
             assert r["ratio"] == pytest.approx(r["volfft_ms"] / r["fftw_threads_ms"])
-        if cell["ranks"] == 1:  # the job that timed FFTW's threaded plan, both modes
+            assert r["in_place"] == (cell["mode"] == "in-place")  # the job ran the mode it names
+        if cell["ranks"] == 1 and cell["mode"] == "out-of-place":  # the job that timed FFTW's threaded plan
             for r in cell["rounds"]:
                 modes = r["compare"]["fftw-threads"]["modes"]
                 assert len(modes) == 2 and all("2 thread(s)" in m["mode"] for m in modes)
                 assert r["fftw_threads_ms"] == pytest.approx(
                     one_node.total_ms(r["compare"]["fftw-threads"]))
     table = capsys.readouterr().out
-    assert "c2c double 8^3" in table and "2x1" in table
+    assert "c2c double 8^3" in table and "2x1" in table and "in-place" in table
 
 
 def test_bad_arguments_are_refused(capsys):
