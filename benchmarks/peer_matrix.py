@@ -6,8 +6,10 @@
 Every cell (kind, precision, n^3, np) runs ``volfft-bench KIND PRECISION n n n --no-scale
 --compare fftw-mpi --json`` under ``scripts/mpirun.sh``: volfft's default plan (grid and engine
 by rule) and, in the same job, FFTW-MPI in each of its four modes (in place or not, transposed
-or not; docs/bench-json.md), both unscaled. The ratio of a cell is volfft / FFTW-MPI's fastest
-mode, forward + backward medians; above 1, volfft is slower. The cells run in rounds (every
+or not; docs/bench-json.md), both unscaled; then a job of volfft's in-place plan (``--in-place``,
+the mode a user who can give up the input picks). The ratios of a cell are volfft's default /
+FFTW-MPI's fastest mode and volfft in place / the same, forward + backward medians; above 1,
+volfft is slower. The cells run in rounds (every
 cell once, then again), so that a slow minute of a shared machine spreads over all cells instead
 of spoiling one; the table shows each cell's median ratio over the rounds and its range.
 
@@ -69,12 +71,22 @@ def run_cell(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: 
                                      "--no-scale", "--compare", "fftw-mpi"], timeout)
 
 
-def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
-    """The numbers of one round of one cell: volfft's times and configuration, the peer's."""
+def run_in_place(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
+                 timeout: float) -> Dict[str, Any]:
+    """volfft's in-place plan (grid and engine by rule), unscaled, alone in a job."""
+    return run_bench(bench, nprocs, [kind, precision, str(n), str(n), str(n), "--iters", str(iters),
+                                     "--no-scale", "--in-place"], timeout)
+
+
+def summarise(report: Dict[str, Any], in_place: Dict[str, Any]) -> Dict[str, Any]:
+    """The numbers of one round of one cell: volfft's times and configuration (default and in
+    place), the peer's."""
     peer = report["compare"]["fftw-mpi"]
     volfft_ms = report["forward"]["median_ms"] + report["backward"]["median_ms"]
+    in_place_ms = in_place["forward"]["median_ms"] + in_place["backward"]["median_ms"]
     peer_ms = peer["forward_median_ms"] + peer["backward_median_ms"]
     return {"volfft_ms": volfft_ms, "fftw_mpi_ms": peer_ms, "ratio": volfft_ms / peer_ms,
+            "volfft_in_place_ms": in_place_ms, "ratio_in_place": in_place_ms / peer_ms,
             "grid": report["config"]["grid"], "engine": report["config"]["engine"],
             "fftw_mpi_mode": peer["mode"], "plan_seconds": report["plan_seconds"],
             "fftw_mpi_modes": peer["modes"]}
@@ -102,11 +114,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     rounds: Dict[tuple, List[Dict[str, Any]]] = {cell: [] for cell in cells}
     for r in range(args.rounds):
         for cell in cells:
-            result = summarise(run_cell(args.bench, *cell, args.iters, args.timeout))
+            result = summarise(run_cell(args.bench, *cell, args.iters, args.timeout),
+                               run_in_place(args.bench, *cell, args.iters, args.timeout))
             rounds[cell].append(result)
             kind, precision, n, nprocs = cell
             print(f"round {r + 1}/{args.rounds}: {kind} {precision} {n}^3 np {nprocs}: "
-                  f"ratio {result['ratio']:.3f}", file=sys.stderr, flush=True)
+                  f"ratio {result['ratio']:.3f}, in place {result['ratio_in_place']:.3f}",
+                  file=sys.stderr, flush=True)
 
     table = []
     for cell in cells:
@@ -115,6 +129,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         table.append({"kind": kind, "precision": precision, "n": n, "np": nprocs,
                       "ratio_median": statistics.median(ratios), "ratio_min": min(ratios),
                       "ratio_max": max(ratios),
+                      "ratio_in_place_median": statistics.median(x["ratio_in_place"] for x in rounds[cell]),
                       "volfft_ms_median": statistics.median(x["volfft_ms"] for x in rounds[cell]),
                       "fftw_mpi_ms_median": statistics.median(x["fftw_mpi_ms"] for x in rounds[cell]),
                       "rounds": rounds[cell]})
@@ -122,16 +137,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         json.dump({"schema": "volfft-peer-matrix/1", "cpus": os.cpu_count(), "cells": table,
                    "not_run": NOT_RUN}, handle, indent=1)
 
-    print("volfft default / FFTW-MPI fastest mode, forward + backward, unscaled; median over "
-          f"{args.rounds} round(s) [range]; above 1: volfft is slower")
+    print("volfft default (and in place) / FFTW-MPI fastest mode, forward + backward, unscaled; median "
+          f"over {args.rounds} round(s) [range]; above 1: volfft is slower")
     print(f"{'problem':<22} {'np':>3} {'volfft ms':>10} {'FFTW-MPI ms':>12} {'ratio':>7}  range          "
-          "volfft config / FFTW-MPI mode (last round)")
+          f"{'in place':>8}  volfft config / FFTW-MPI mode (last round)")
     for row in table:
         last = row["rounds"][-1]
         problem = f"{row['kind']} {row['precision']} {row['n']}^3"
         print(f"{problem:<22} {row['np']:>3} {row['volfft_ms_median']:>10.3f} "
               f"{row['fftw_mpi_ms_median']:>12.3f} {row['ratio_median']:>7.3f}  "
-              f"[{row['ratio_min']:.3f}, {row['ratio_max']:.3f}]  "
+              f"[{row['ratio_min']:.3f}, {row['ratio_max']:.3f}]  {row['ratio_in_place_median']:>8.3f}  "
               f"{last['grid'][0]}x{last['grid'][1]} {last['engine']} / {last['fftw_mpi_mode']}")
     for name, why in NOT_RUN.items():
         print(f"not run: {name}: {why}")

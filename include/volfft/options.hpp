@@ -15,6 +15,14 @@ enum class Kind { c2c, r2c };
 
 enum class Precision { float64, float32 };
 
+/// What a plan does along one axis (Options::kinds). dft: the complex DFT (e^{-2 pi i k x/n}
+/// forward); r2c: the real-to-complex axis of a Kind::r2c plan (its last axis, n/2 + 1 complex
+/// values out); dct1..dct4 and dst1..dst4: FFTW's real-to-real REDFT00/10/01/11 and
+/// RODFT00/10/01/11, unnormalised forward, the backward the inverse kind (dct2 <-> dct3, the
+/// others their own), applied to the real and imaginary parts of the complex data; none: the
+/// axis is not transformed.
+enum class AxisKind { dft, r2c, dct1, dct2, dct3, dct4, dst1, dst2, dst3, dst4, none };
+
 /// The exchange strategy (a swappable communication layer, as in [Eleftheriou2005]; src/exchange/).
 enum class Engine {
   automatic,  ///< chosen by the planner (documented rule; see docs/conventions.md)
@@ -71,8 +79,15 @@ struct Options {
   /// the m-box with zeros to n and transforms. Lines that would hold only zeros are never
   /// transformed nor exchanged ([Hoefler2007]'s boxcut). Empty = no padding (m = n).
   std::vector<std::int64_t> spectral_shape;
-  /// Multiply backward() results by 1/N (N = product of the global shape), as numpy's
-  /// default norm="backward" does. forward() is never scaled.
+  /// Per-axis transform kinds, one per axis of the shape (AxisKind); empty = every axis dft
+  /// (Kind::r2c: the last one r2c). A Kind::r2c plan's last entry must be r2c and no other;
+  /// a Kind::c2c plan has none. The data stays complex between the axes (an r2r axis transforms
+  /// the real and imaginary parts), and `none` axes are not transformed but still exchanged.
+  /// Not with spectral_shape. dct1 needs at least 2 points on its axis.
+  std::vector<AxisKind> kinds;
+  /// Multiply backward() results by 1/N, as numpy's default norm="backward" does: N is the
+  /// product of the axes' logical sizes (dft, r2c: n; dct1: 2(n-1); dst1: 2(n+1); the other
+  /// r2r kinds: 2n; none: 1), so backward(forward(x)) == x. forward() is never scaled.
   bool scale_backward = true;
   /// In-place transforms: forward(a, a) and backward(a, a) on one array of
   /// Plan::in_place_bytes() bytes (the larger of the two sides), as FFTW's in-place plans. The
@@ -116,6 +131,7 @@ const char* to_string(Engine);
 const char* to_string(Layout);
 const char* to_string(Effort);
 const char* to_string(Backend);
+const char* to_string(AxisKind);
 /// Parse the names printed by to_string ("auto" for Engine::automatic). Throws volfft::Error
 /// naming the argument and the accepted values. The names of the option enums come from the
 /// option table (src/core/option_table.cpp), the one description of every option.
@@ -125,6 +141,7 @@ Engine parse_engine(const std::string&);
 Layout parse_layout(const std::string&);
 Effort parse_effort(const std::string&);
 Backend parse_backend(const std::string&);
+AxisKind parse_axis_kind(const std::string&);
 /// Every engine, Engine::automatic first: the one list that help texts and loops over engines
 /// use (from the engine catalogue, src/core/engines.cpp).
 std::vector<Engine> engines();

@@ -37,6 +37,13 @@ typedef enum { VOLFFT_BACKEND_AUTO = 0, VOLFFT_BACKEND_FFTW = 1, VOLFFT_BACKEND_
 typedef enum { VOLFFT_LAYOUT_TRANSPOSED = 0, VOLFFT_LAYOUT_NATURAL = 1 } volfft_layout;
 typedef enum { VOLFFT_ESTIMATE = 0, VOLFFT_MEASURE = 1, VOLFFT_PATIENT = 2 } volfft_effort;
 typedef enum { VOLFFT_FORWARD = 0, VOLFFT_BACKWARD = 1 } volfft_direction;
+/* Per-axis transforms (volfft::AxisKind): FFTW's REDFT00/10/01/11 are DCT1..4, RODFT00/10/01/11 DST1..4. */
+typedef enum {
+  VOLFFT_AXIS_DFT = 0, VOLFFT_AXIS_R2C = 1,
+  VOLFFT_AXIS_DCT1 = 2, VOLFFT_AXIS_DCT2 = 3, VOLFFT_AXIS_DCT3 = 4, VOLFFT_AXIS_DCT4 = 5,
+  VOLFFT_AXIS_DST1 = 6, VOLFFT_AXIS_DST2 = 7, VOLFFT_AXIS_DST3 = 8, VOLFFT_AXIS_DST4 = 9,
+  VOLFFT_AXIS_NONE = 10
+} volfft_axis_kind;
 
 typedef struct {
   int grid[2];            /* {0,0} = automatic */
@@ -64,6 +71,8 @@ typedef struct {
   int verbose;            /* nonzero: the tuner prints its candidate table on rank 0 */
   int in_place;           /* nonzero: forward(a, a)/backward(a, a) on one array of
                              volfft_in_place_bytes (r2c rows padded to 2(n/2+1) reals) */
+  const int* kinds;       /* NULL, or ndim volfft_axis_kind values: the transform per axis */
+  int kinds_length;
 } volfft_options;
 
 typedef struct volfft_plan_s* volfft_plan;

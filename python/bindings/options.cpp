@@ -52,6 +52,13 @@ OptionValue value_of(const OptionSpec& spec, nb::handle v) {
       for (nb::handle item : nb::borrow<nb::sequence>(v))
         o.integers.push_back(integer_of(spec, item, "a sequence of ints"));
       break;
+    case OptionType::names:
+      if (nb::isinstance<nb::str>(v) || !nb::isinstance<nb::sequence>(v)) wrong_type(spec, "a sequence of strings", v);
+      for (nb::handle item : nb::borrow<nb::sequence>(v)) {
+        if (!nb::isinstance<nb::str>(item)) wrong_type(spec, "a sequence of strings", v);
+        o.integers.push_back(volfft::core::name_index(spec, nb::cast<std::string>(item)));
+      }
+      break;
   }
   return o;
 }
@@ -75,7 +82,7 @@ nb::list option_specs() {
   const volfft::Options defaults;
   nb::list specs;
   for (const OptionSpec& s : volfft::core::option_table()) {
-    static const char* const types[] = {"integer", "boolean", "name", "text", "integers"};
+    static const char* const types[] = {"integer", "boolean", "name", "text", "integers", "names"};
     nb::dict d;
     d["name"] = s.name;
     d["type"] = types[static_cast<int>(s.type)];

@@ -33,6 +33,15 @@ class DuccBatch final : public FftBatch {
       in_strides_.push_back(static_cast<std::ptrdiff_t>(g.in_strides[a]));
       out_strides_.push_back(static_cast<std::ptrdiff_t>(g.out_strides[a]));
     }
+    // r2r: the complex array as a real one with a fourth axis (real, imaginary part).
+    r2r_shape_ = complex_shape_;
+    r2r_shape_.push_back(2);
+    for (int a = 0; a < 3; ++a) {
+      r2r_in_strides_.push_back(2 * in_strides_[static_cast<std::size_t>(a)]);
+      r2r_out_strides_.push_back(2 * out_strides_[static_cast<std::size_t>(a)]);
+    }
+    r2r_in_strides_.push_back(1);
+    r2r_out_strides_.push_back(1);
   }
 
   void execute(const void* in, void* out) const override {
@@ -58,15 +67,44 @@ class DuccBatch final : public FftBatch {
         ducc0::c2r(a, b, axes_, false, Real(1), threads_);
         break;
       }
+      case Transform::r2r: {
+        // One axis at a time (each may be of another kind): the first from `in`, the rest in
+        // place in `o`. ducc0's unnormalised DCT/DST (fct 1, not orthonormal) are FFTW's.
+        for (std::size_t k = 0; k < g_.axes.size(); ++k) {
+          const bool first = k == 0;
+          ducc0::cfmav<Real> a(static_cast<const Real*>(first ? in : o), r2r_shape_,
+                               first ? r2r_in_strides_ : r2r_out_strides_);
+          ducc0::vfmav<Real> b(static_cast<Real*>(o), r2r_shape_, r2r_out_strides_);
+          const AxisKind kind = g_.r2r_kinds[k];
+          const int type = kind_type(kind);
+          const ducc0::fmav_info::shape_t axis{static_cast<std::size_t>(g_.axes[k])};
+          if (kind >= AxisKind::dct1 && kind <= AxisKind::dct4)
+            ducc0::dct(a, b, axis, type, Real(1), false, threads_);
+          else
+            ducc0::dst(a, b, axis, type, Real(1), false, threads_);
+        }
+        break;
+      }
     }
   }
 
  private:
+  static int kind_type(AxisKind k) {
+    switch (k) {
+      case AxisKind::dct1: case AxisKind::dst1: return 1;
+      case AxisKind::dct2: case AxisKind::dst2: return 2;
+      case AxisKind::dct3: case AxisKind::dst3: return 3;
+      default: return 4;
+    }
+  }
+
   BatchGeometry g_;
   std::size_t threads_;
   bool empty_ = false;
   ducc0::fmav_info::shape_t axes_, complex_shape_, real_shape_;
   ducc0::fmav_info::stride_t in_strides_, out_strides_;
+  ducc0::fmav_info::shape_t r2r_shape_;
+  ducc0::fmav_info::stride_t r2r_in_strides_, r2r_out_strides_;
 };
 
 }  // namespace

@@ -17,7 +17,8 @@ namespace volfft::backend {
 
 using Index = std::int64_t;
 
-enum class Transform { c2c_forward, c2c_backward, r2c, c2r };
+/// r2r: real-to-real transforms (kinds per axis) of the real and imaginary parts of complex data.
+enum class Transform { c2c_forward, c2c_backward, r2c, c2r, r2r };
 
 /// What to transform: a 3-D array of `extent` (complex extents; on the r2c axis 2 the real
 /// length is `real_length`), along `axes`, reading and writing with per-axis element strides.
@@ -27,6 +28,7 @@ struct BatchGeometry {
   std::vector<int> axes;
   std::array<Index, 3> in_strides{0, 0, 0}, out_strides{0, 0, 0};
   Transform transform = Transform::c2c_forward;
+  std::vector<AxisKind> r2r_kinds;  ///< r2r: the kind along each of `axes`, in that order
   bool in_place = false;
 };
 

@@ -31,9 +31,14 @@ struct DoubleApi {
     return fftw_plan_guru64_dft_c2r(r, d, hr, hd, static_cast<complex*>(in),
                                     static_cast<real*>(out), f);
   }
+  static plan r2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in, void* out,
+                  const fftw_r2r_kind* kinds, unsigned f) {
+    return fftw_plan_guru64_r2r(r, d, hr, hd, static_cast<real*>(in), static_cast<real*>(out), kinds, f);
+  }
   static void exec_dft(plan p, const void* in, void* out) {
     fftw_execute_dft(p, (complex*)in, static_cast<complex*>(out));
   }
+  static void exec_r2r(plan p, const void* in, void* out) { fftw_execute_r2r(p, (real*)in, static_cast<real*>(out)); }
   static void exec_r2c(plan p, const void* in, void* out) {
     fftw_execute_dft_r2c(p, (real*)in, static_cast<complex*>(out));
   }
@@ -66,9 +71,14 @@ struct FloatApi {
     return fftwf_plan_guru64_dft_c2r(r, d, hr, hd, static_cast<complex*>(in),
                                      static_cast<real*>(out), f);
   }
+  static plan r2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in, void* out,
+                  const fftw_r2r_kind* kinds, unsigned f) {
+    return fftwf_plan_guru64_r2r(r, d, hr, hd, static_cast<real*>(in), static_cast<real*>(out), kinds, f);
+  }
   static void exec_dft(plan p, const void* in, void* out) {
     fftwf_execute_dft(p, (complex*)in, static_cast<complex*>(out));
   }
+  static void exec_r2r(plan p, const void* in, void* out) { fftwf_execute_r2r(p, (real*)in, static_cast<real*>(out)); }
   static void exec_r2c(plan p, const void* in, void* out) {
     fftwf_execute_dft_r2c(p, (real*)in, static_cast<complex*>(out));
   }
@@ -101,6 +111,20 @@ class PlannerThreads {
   int previous_ = 1;
 };
 
+fftw_r2r_kind fftw_kind(AxisKind k) {
+  switch (k) {
+    case AxisKind::dct1: return FFTW_REDFT00;
+    case AxisKind::dct2: return FFTW_REDFT10;
+    case AxisKind::dct3: return FFTW_REDFT01;
+    case AxisKind::dct4: return FFTW_REDFT11;
+    case AxisKind::dst1: return FFTW_RODFT00;
+    case AxisKind::dst2: return FFTW_RODFT10;
+    case AxisKind::dst3: return FFTW_RODFT01;
+    case AxisKind::dst4: return FFTW_RODFT11;
+    default: throw std::logic_error("volfft: not a real-to-real kind");
+  }
+}
+
 unsigned effort_flags(Effort e) {
   switch (e) {
     case Effort::estimate: return FFTW_ESTIMATE;
@@ -129,30 +153,36 @@ class FftwBatch final : public FftBatch {
       if (real && (x == 2 || y == 2)) return y == 2 && x != 2;
       return g.in_strides[x] > g.in_strides[y];
     });
+    // r2r: the complex array as reals (strides doubled), real and imaginary parts one more loop.
+    const Index unit = g.transform == Transform::r2r ? 2 : 1;
     for (int a : axes) {
       fftw_iodim64 d;
       d.n = (real && a == 2) ? g.real_length : g.extent[a];
-      d.is = g.in_strides[a];
-      d.os = g.out_strides[a];
+      d.is = unit * g.in_strides[a];
+      d.os = unit * g.out_strides[a];
       dims.push_back(d);
+      if (g.transform == Transform::r2r)
+        kinds_.push_back(fftw_kind(g.r2r_kinds[static_cast<std::size_t>(
+            std::find(g.axes.begin(), g.axes.end(), a) - g.axes.begin())]));
     }
     for (int a = 0; a < 3; ++a) {
       if (std::find(g.axes.begin(), g.axes.end(), a) != g.axes.end() || g.extent[a] == 1)
         continue;
-      loops.push_back(fftw_iodim64{g.extent[a], g.in_strides[a], g.out_strides[a]});
+      loops.push_back(fftw_iodim64{g.extent[a], unit * g.in_strides[a], unit * g.out_strides[a]});
     }
+    if (g.transform == Transform::r2r) loops.push_back(fftw_iodim64{2, 1, 1});
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
     const unsigned flags = effort_flags(effort);
     PlannerThreads<Api> planner(threads);
-    primary_ = make(g, dims, loops, plan_in, plan_out, flags);
+    primary_ = make(g, dims, loops, kinds_, plan_in, plan_out, flags);
     // The fallback serves arrays whose alignment (FFTW's alignment_of: the address modulo 16)
     // differs from the scratch's, e.g. numpy views at an odd 8-byte offset; malloc'ed and
     // numpy arrays are 16-byte aligned and use the primary plan. Measuring it too doubled
     // plan time (FFTW_MEASURE dominates planning) for a rare path, so it is estimated unless
     // the effort is patient.
     const unsigned fallback_flags = effort == Effort::patient ? flags : FFTW_ESTIMATE;
-    if (fallback) unaligned_ = make(g, dims, loops, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
+    if (fallback) unaligned_ = make(g, dims, loops, kinds_, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
   }
 
   ~FftwBatch() override {
@@ -171,13 +201,14 @@ class FftwBatch final : public FftBatch {
       case Transform::c2c_backward: Api::exec_dft(p, in, out); break;
       case Transform::r2c: Api::exec_r2c(p, in, out); break;
       case Transform::c2r: Api::exec_c2r(p, in, out); break;
+      case Transform::r2r: Api::exec_r2r(p, in, out); break;
     }
   }
 
  private:
   static typename Api::plan make(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
-                                 const std::vector<fftw_iodim64>& loops, void* in, void* out,
-                                 unsigned flags) {
+                                 const std::vector<fftw_iodim64>& loops, const std::vector<fftw_r2r_kind>& kinds,
+                                 void* in, void* out, unsigned flags) {
     void* o = g.in_place ? in : out;
     typename Api::plan p = nullptr;
     const int r = static_cast<int>(dims.size()), h = static_cast<int>(loops.size());
@@ -186,12 +217,14 @@ class FftwBatch final : public FftBatch {
       case Transform::c2c_backward: p = Api::dft(r, dims.data(), h, loops.data(), in, o, FFTW_BACKWARD, flags); break;
       case Transform::r2c: p = Api::r2c(r, dims.data(), h, loops.data(), in, o, flags); break;
       case Transform::c2r: p = Api::c2r(r, dims.data(), h, loops.data(), in, o, flags); break;
+      case Transform::r2r: p = Api::r2r(r, dims.data(), h, loops.data(), in, o, kinds.data(), flags); break;
     }
     if (!p) throw std::runtime_error("volfft: FFTW could not plan a batch of rank " + std::to_string(r));
     return p;
   }
 
   Transform transform_;
+  std::vector<fftw_r2r_kind> kinds_;  // r2r: FFTW's kind per dimension, in FFTW's order
   int in_alignment_, out_alignment_;
   typename Api::plan primary_ = nullptr;
   typename Api::plan unaligned_ = nullptr;

@@ -2,7 +2,7 @@
 
 namespace volfft::capi {
 
-volfft_options to_c(const Options& o) {
+volfft_options to_c(const Options& o, std::vector<int>& kinds) {
   volfft_options c{};
   c.grid[0] = o.grid[0], c.grid[1] = o.grid[1];
   c.engine = static_cast<int>(o.engine);
@@ -28,6 +28,11 @@ volfft_options to_c(const Options& o) {
   c.wisdom_file = o.wisdom_file.empty() ? nullptr : o.wisdom_file.c_str();
   c.verbose = o.verbose ? 1 : 0;
   c.in_place = o.in_place ? 1 : 0;
+  // The enum values are the option's name indices (volfft_axis_kind), as ints in `kinds`.
+  kinds.clear();
+  for (AxisKind k : o.kinds) kinds.push_back(static_cast<int>(k));
+  c.kinds = kinds.empty() ? nullptr : kinds.data();
+  c.kinds_length = static_cast<int>(kinds.size());
   return c;
 }
 
@@ -53,6 +58,8 @@ Options from_c(const volfft_options& c) {
   if (c.wisdom_file) o.wisdom_file = c.wisdom_file;
   o.verbose = c.verbose != 0;
   o.in_place = c.in_place != 0;
+  if (c.kinds && c.kinds_length > 0)
+    for (int a = 0; a < c.kinds_length; ++a) o.kinds.push_back(static_cast<AxisKind>(c.kinds[a]));
   o.workspace = c.workspace;
   o.workspace_bytes = c.workspace_bytes;
   return o;

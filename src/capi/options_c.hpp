@@ -4,14 +4,17 @@
 // table but not to the struct fails the tests by name (tests/unit/test_c_options.cpp).
 #pragma once
 
+#include <vector>
+
 #include "volfft/options.hpp"
 #include "volfft/volfft.h"
 
 namespace volfft::capi {
 
 /// The C form of `o`. Its pointers (rank_order, spectral_shape, map_file, coordinate,
-/// workspace) point into `o`, which must outlive the result; NULL where `o`'s are empty.
-volfft_options to_c(const Options& o);
+/// workspace) point into `o`, and `kinds` into the vector given for them (filled here with
+/// the AxisKind values as ints), which must outlive the result; NULL where they are empty.
+volfft_options to_c(const Options& o, std::vector<int>& kinds);
 /// The C++ form of `c`; the lists are copied. Enum values are not checked here (validation
 /// does it, collectively, with every other option).
 Options from_c(const volfft_options& c);

@@ -69,7 +69,8 @@ static_assert(VOLFFT_BACKEND_DUCC0 == static_cast<int>(volfft::Backend::ducc0) &
 extern "C" {
 
 void volfft_options_default(volfft_options* o) {
-  if (o) *o = volfft::capi::to_c(volfft::Options{});
+  std::vector<int> no_kinds;  // the defaults have none: nothing points into it
+  if (o) *o = volfft::capi::to_c(volfft::Options{}, no_kinds);
 }
 
 volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
@@ -88,7 +89,8 @@ volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, 
       if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
       if (!shape && ndim > 0) throw volfft::Error("volfft: shape is NULL");
       s.assign(shape, shape + (ndim > 0 ? ndim : 0));
-      o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}));
+      std::vector<int> no_kinds;
+      o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}, no_kinds));
       if (kind != VOLFFT_C2C && kind != VOLFFT_R2C)
         throw volfft::Error("volfft: kind must be VOLFFT_C2C or VOLFFT_R2C; got " + std::to_string(kind));
       if (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT)

@@ -45,15 +45,25 @@ constexpr Order kNatural{0, 1, 2};
 
 void merge_ops(std::vector<FftOp>& into, const std::vector<FftOp>& more) {
   for (const FftOp& op : more) {
-    // Batches on the same array fuse into one multi-dimensional plan: c2c after c2c, and c2c
-    // after the r2c (FFTW's and ducc0's multi-dimensional r2c; the backward splits it again,
-    // unfused()).
-    if (!into.empty() && !op.real) {
+    // Batches on the same array fuse into one multi-dimensional plan: c2c after c2c, c2c after
+    // the r2c (FFTW's and ducc0's multi-dimensional r2c; the backward splits it again,
+    // unfused()), and r2r after r2r (one r2r plan with a kind per axis).
+    const bool fuses = !into.empty() && !op.real && into.back().r2r() == op.r2r();
+    if (fuses) {
       into.back().axes.insert(into.back().axes.end(), op.axes.begin(), op.axes.end());
+      into.back().kinds.insert(into.back().kinds.end(), op.kinds.begin(), op.kinds.end());
     } else {
       into.push_back(op);
     }
   }
+}
+
+// The op along `axis` for its kind: none for an axis not transformed.
+std::vector<FftOp> ops_along(int axis, AxisKind kind) {
+  if (kind == AxisKind::none) return {};
+  if (kind == AxisKind::r2c) return {FftOp{{axis}, true, {}}};
+  if (is_r2r(kind)) return {FftOp{{axis}, false, {kind}}};
+  return {FftOp{{axis}, false, {}}};
 }
 
 }  // namespace
@@ -114,10 +124,10 @@ std::array<int, 2> choose_grid(int comm_size, const std::vector<Index>& shape, K
 
 std::vector<FftOp> unfused(const FftOp& op) {
   if (!op.real || op.axes.size() == 1) return {op};
-  FftOp others{{}, false};
+  FftOp others{{}, false, {}};
   for (int a : op.axes)
     if (a != 2) others.axes.push_back(a);
-  return {FftOp{{2}, true}, others};
+  return {FftOp{{2}, true, {}}, others};
 }
 
 Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspace) {
@@ -126,11 +136,12 @@ Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspac
 
 Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& shape, Kind kind,
                          Precision precision, const Options& options, bool padding) {
-  validate(comm_size, shape, options);
+  validate(comm_size, shape, options, kind);
   Blueprint bp;
   bp.ndim = static_cast<int>(shape.size());
   bp.shape = internal_shape(shape);
   bp.kind = kind;
+  bp.kinds = axis_kinds(shape, kind, options);
   bp.precision = precision;
   const bool automatic = options.grid[0] == 0 && options.grid[1] == 0;
   const auto user_grid = automatic ? choose_grid(comm_size, shape, kind) : options.grid;
@@ -162,9 +173,10 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   // Stage candidates A, B, C; an exchange inside a group of one rank is trivial, and the stages
   // on both sides of it merge (the boxes then meet: the first's output is the second's input).
   // Padded plans keep one op per axis: each truncates (or pads) its own lines.
-  Stage a{boxes.a_in, boxes.a, kNatural, {FftOp{{2}, kind == Kind::r2c}}};
-  Stage b{boxes.b_in, boxes.b, kTransposedY, {FftOp{{1}, false}}};
-  Stage c{boxes.c_in, boxes.c, bp.layout == Layout::natural ? kNatural : kTransposedX, {FftOp{{0}, false}}};
+  // An axis of kind `none` has no op: its stage may have none at all (the data still moves).
+  Stage a{boxes.a_in, boxes.a, kNatural, ops_along(2, bp.kinds[2])};
+  Stage b{boxes.b_in, boxes.b, kTransposedY, ops_along(1, bp.kinds[1])};
+  Stage c{boxes.c_in, boxes.c, bp.layout == Layout::natural ? kNatural : kTransposedX, ops_along(0, bp.kinds[0])};
   auto merge = [&](const Stage& next) {
     Stage& s = bp.stages.back();
     if (bp.padded) {

@@ -18,10 +18,18 @@ using Index = std::int64_t;
 /// Memory order of a local array: axes from slowest to fastest.
 using Order = std::array<int, 3>;
 
+/// The size N of a transform of `n` points of kind `k` that backward divides by: n for dft and
+/// r2c, 2(n-1) for dct1, 2(n+1) for dst1, 2n for the other r2r kinds, 1 for none.
+Index logical_size(AxisKind k, Index n);
+
 /// A batch of FFTs over `axes` done together (one FFTW plan). `real`: the r2c stage on axis 2.
+/// `kinds`: per axis of `axes`, its real-to-real kind when the op is r2r (every axis r2r), else
+/// empty (dft, and the r2c op's other axes).
 struct FftOp {
   std::vector<int> axes;
   bool real = false;
+  std::vector<AxisKind> kinds;
+  bool r2r() const { return !kinds.empty(); }
 };
 
 /// FFTs done on one local array between two exchanges.
@@ -52,6 +60,7 @@ struct Blueprint {
   int ndim = 3;
   std::array<Index, 3> shape{1, 1, 1};  ///< internal 3-D shape (2-D arrays: {1, n0, n1})
   std::array<Index, 3> spectral{1, 1, 1};  ///< spectral box m (== shape unless padded)
+  std::array<AxisKind, 3> kinds{AxisKind::none, AxisKind::dft, AxisKind::dft};  ///< per internal axis
   bool padded = false;
   Kind kind = Kind::c2c;
   Precision precision = Precision::float64;
@@ -71,6 +80,12 @@ struct Blueprint {
   int buffer_count = 0;       ///< internal buffers the plan uses (array_of)
 
   Index input_count() const { return real_storage.size(); }
+  /// N of the backward's 1/N: the product of the axes' logical sizes.
+  Index logical_elements() const {
+    Index n = 1;
+    for (int a = 0; a < 3; ++a) n *= logical_size(kinds[a], shape[a]);
+    return n;
+  }
   /// Bytes of the one array of an in-place plan: the larger side.
   Index in_place_bytes() const {
     return std::max(input_count() * (kind == Kind::r2c ? complex_bytes / 2 : complex_bytes),
@@ -109,7 +124,15 @@ inline int send_buffer(const Blueprint& bp) { return static_cast<int>(bp.exchang
 constexpr int receive_buffer = 3;
 
 /// Check the arguments; throws volfft::Error with a message naming the argument.
-void validate(int comm_size, const std::vector<Index>& shape, const Options& options);
+void validate(int comm_size, const std::vector<Index>& shape, const Options& options, Kind kind = Kind::c2c);
+
+/// The transform along each internal axis (Options::kinds, or its default for `kind`); a 2-D
+/// plan's leading internal axis is `none`.
+std::array<AxisKind, 3> axis_kinds(const std::vector<Index>& shape, Kind kind, const Options& options);
+/// The kind that undoes `k` (dct2 <-> dct3, dst2 <-> dst3, the others themselves).
+AxisKind inverse_kind(AxisKind k);
+/// A real-to-real kind (dct1..dst4).
+inline bool is_r2r(AxisKind k) { return k != AxisKind::dft && k != AxisKind::r2c && k != AxisKind::none; }
 
 /// Stage boxes of virtual grid position (i, j) ([Jagode2008] §3.2): A = z-pencils (axis 2
 /// whole), B = y-pencils (axis 1 whole), C = x-pencils (axis 0 whole); `*_in` before the stage's

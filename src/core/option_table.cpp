@@ -78,6 +78,18 @@ const std::vector<OptionSpec>& option_table() {
        true, 1, LLONG_MAX, 0, {},
        [](const Options& o) { return integers(o.spectral_shape); },
        [](Options& o, const OptionValue& v) { o.spectral_shape = v.integers; }},
+      {"kinds", OptionType::names,
+       "per-axis transforms: dft, r2c (the r2c plan's last axis), dct1-4, dst1-4 (FFTW's r2r), none; empty = dft",
+       true, 0, 0, 0, {"dft", "r2c", "dct1", "dct2", "dct3", "dct4", "dst1", "dst2", "dst3", "dst4", "none"},
+       [](const Options& o) {
+         OptionValue v;
+         for (AxisKind k : o.kinds) v.integers.push_back(static_cast<int>(k));
+         return v;
+       },
+       [](Options& o, const OptionValue& v) {
+         o.kinds.clear();
+         for (auto k : v.integers) o.kinds.push_back(static_cast<AxisKind>(k));
+       }},
       {"scale_backward", OptionType::boolean, "backward multiplies by 1/N", true, 0, 1, 0, {},
        [](const Options& o) { return integer(o.scale_backward); },
        [](Options& o, const OptionValue& v) { o.scale_backward = v.integer != 0; }},
@@ -137,6 +149,16 @@ std::string value_text(const OptionSpec& spec, const OptionValue& v) {
       for (std::size_t k = 0; k < v.integers.size(); ++k) s += (k ? ", " : "") + std::to_string(v.integers[k]);
       return s + "]";
     }
+    case OptionType::names: {
+      std::string s = "[";
+      for (std::size_t k = 0; k < v.integers.size(); ++k) {
+        const auto i = v.integers[k];
+        s += (k ? ", " : "") + (i >= 0 && i < static_cast<std::int64_t>(spec.names.size())
+                                    ? "'" + spec.names[static_cast<std::size_t>(i)] + "'"
+                                    : "(enum value " + std::to_string(i) + ")");
+      }
+      return s + "]";
+    }
   }
   return "?";
 }
@@ -169,6 +191,15 @@ void check_option(const OptionSpec& spec, const OptionValue& v) {
         if (v.integers[k] < spec.lowest || v.integers[k] > spec.highest)
           throw Error(name + "[" + std::to_string(k) + "] must be " + bounds() + "; got " +
                       std::to_string(v.integers[k]));
+      return;
+    case OptionType::names:
+      for (std::size_t k = 0; k < v.integers.size(); ++k)
+        if (v.integers[k] < 0 || v.integers[k] >= static_cast<std::int64_t>(spec.names.size())) {
+          std::string accepted;
+          for (std::size_t q = 0; q < spec.names.size(); ++q) accepted += (q ? ", '" : "'") + spec.names[q] + "'";
+          throw Error(name + "[" + std::to_string(k) + "] must be one of " + accepted + "; got enum value " +
+                      std::to_string(v.integers[k]));
+        }
       return;
   }
 }

@@ -18,10 +18,11 @@ enum class OptionType {
   name,      ///< one of `names` (an enum); the value's integer is the index
   text,      ///< a string (a path)
   integers,  ///< a list of whole numbers, each in [lowest, highest]; `length` entries if > 0
+  names,     ///< a list of `names` (enums); each value's integer is its index
 };
 
 /// A value of any option type: integer/boolean/name use `integer` (name: its index), text uses
-/// `text`, integers uses `integers`.
+/// `text`, integers and names use `integers` (names: their indices).
 struct OptionValue {
   std::int64_t integer = 0;
   std::string text;

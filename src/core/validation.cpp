@@ -22,7 +22,36 @@ std::string shape_text(const std::vector<Index>& shape) {
 
 }  // namespace
 
-void validate(int comm_size, const std::vector<Index>& shape, const Options& options) {
+Index logical_size(AxisKind k, Index n) {
+  switch (k) {
+    case AxisKind::dft:
+    case AxisKind::r2c: return n;
+    case AxisKind::dct1: return 2 * (n - 1);
+    case AxisKind::dst1: return 2 * (n + 1);
+    case AxisKind::none: return 1;
+    default: return 2 * n;
+  }
+}
+
+AxisKind inverse_kind(AxisKind k) {
+  switch (k) {
+    case AxisKind::dct2: return AxisKind::dct3;
+    case AxisKind::dct3: return AxisKind::dct2;
+    case AxisKind::dst2: return AxisKind::dst3;
+    case AxisKind::dst3: return AxisKind::dst2;
+    default: return k;
+  }
+}
+
+std::array<AxisKind, 3> axis_kinds(const std::vector<Index>& shape, Kind kind, const Options& options) {
+  std::array<AxisKind, 3> k{AxisKind::dft, AxisKind::dft, kind == Kind::r2c ? AxisKind::r2c : AxisKind::dft};
+  const std::size_t offset = 3 - shape.size();  // a 2-D plan's internal axis 0 is not an axis
+  if (offset) k[0] = AxisKind::none;
+  for (std::size_t a = 0; a < options.kinds.size() && a + offset < 3; ++a) k[a + offset] = options.kinds[a];
+  return k;
+}
+
+void validate(int comm_size, const std::vector<Index>& shape, const Options& options, Kind kind) {
   if (comm_size < 1) throw Error("volfft: the communicator must have at least one rank");
   if (shape.size() != 2 && shape.size() != 3)
     throw Error("volfft: shape must have 2 or 3 entries (a 2-D or 3-D array); got " +
@@ -81,6 +110,28 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
         throw Error("volfft: spectral_shape[" + std::to_string(a) + "] must be between 1 and shape[" +
                     std::to_string(a) + "] = " + std::to_string(shape[a]) + "; got " +
                     std::to_string(options.spectral_shape[a]));
+  }
+  if (!options.kinds.empty()) {
+    if (options.kinds.size() != shape.size())
+      throw Error("volfft: kinds must have one entry per axis (" + std::to_string(shape.size()) + "); got " +
+                  std::to_string(options.kinds.size()));
+    const std::size_t last = shape.size() - 1;
+    for (std::size_t a = 0; a < shape.size(); ++a) {
+      const AxisKind k = options.kinds[a];
+      const std::string which = "volfft: kinds[" + std::to_string(a) + "] is '" + to_string(k) + "'";
+      if (k == AxisKind::r2c && kind != Kind::r2c)
+        throw Error(which + ", but the plan's kind is c2c: make an r2c plan (its last axis is the r2c one)");
+      if (k == AxisKind::r2c && a != last)
+        throw Error(which + ": only the last axis can be r2c (kinds[" + std::to_string(last) + "])");
+      if (kind == Kind::r2c && a == last && k != AxisKind::r2c)
+        throw Error(which + ", but an r2c plan's last axis must be 'r2c'");
+      if (k == AxisKind::dct1 && shape[a] < 2)
+        throw Error(which + ": DCT-I needs at least 2 points; shape[" + std::to_string(a) + "] is " +
+                    std::to_string(shape[a]));
+    }
+    if (!options.spectral_shape.empty())
+      throw Error("volfft: kinds does not combine with spectral_shape (padding keeps the low DFT frequencies of "
+                  "every axis); leave kinds empty for a padded transform");
   }
   if (options.in_place && !options.spectral_shape.empty())
     throw Error("volfft: in_place does not combine with spectral_shape (a padded transform's two sides differ in "

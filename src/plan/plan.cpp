@@ -205,9 +205,8 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   allocate(scratch);
   resolve_backend(scratch);
   Scratch &plan_in = scratch[0], &plan_out = scratch[1];
-  Index n = 1;
-  for (Index e : bp.shape) n *= e;
-  const double scale = bp.scale_backward ? 1.0 / static_cast<double>(n) : 1.0;
+  // 1/N with N the product of the axes' logical sizes (a DCT of n points counts 2n).
+  const double scale = bp.scale_backward ? 1.0 / static_cast<double>(bp.logical_elements()) : 1.0;
   fwd = std::make_unique<plan::Program>(comm, bp, options, true, w, std::move(forward_setups), 1.0, plan_in.data, plan_out.data);
   bwd = std::make_unique<plan::Program>(comm, bp, options, false, w, std::move(backward_setups), scale, plan_in.data,
                                         plan_out.data);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <complex>
 
+#include "kernels/copy_box.hpp"
 #include "kernels/spectral_lines.hpp"
 
 namespace volfft::plan {
@@ -86,8 +87,32 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
                                at(g.in_place ? plan_in : plan_out, run.out_offset), user);
   };
 
+  // A stage without ops (every axis it holds is `none`) still has to take the caller's input
+  // into its array when it is the first it runs: one copy (nothing when that array is the input).
+  const int threads = options.threads;
+  auto input_copy = [&](bool reads_real) {
+    OpRun c;
+    c.from_input = true;
+    const std::array<Index, 3> extent{part.extent(0), part.extent(1), part.extent(2)};
+    const auto src_strides = reads_real ? rstrides : strides;
+    const std::ptrdiff_t src_off = array_off, dst_off = array_off;
+    c.action = [=, p = bp.precision](const void* input, void* array, void*) {
+      if (input == array) return;
+      if (p == Precision::float64)
+        kernels::copy_box(reinterpret_cast<const std::complex<double>*>(static_cast<const char*>(input) + src_off),
+                          src_strides, reinterpret_cast<std::complex<double>*>(static_cast<char*>(array) + dst_off),
+                          strides, extent, 1.0, threads);
+      else
+        kernels::copy_box(reinterpret_cast<const std::complex<float>*>(static_cast<const char*>(input) + src_off),
+                          src_strides, reinterpret_cast<std::complex<float>*>(static_cast<char*>(array) + dst_off),
+                          strides, extent, 1.0f, threads);
+    };
+    return c;
+  };
+
   std::vector<OpRun> runs;
   if (!backward) {
+    if (first_stage && st.ops.empty()) runs.push_back(input_copy(false));
     std::vector<int> done;  // axes transformed (and truncated) so far in this stage
     for (std::size_t o = 0; o < st.ops.size(); ++o) {
       const core::FftOp& op = st.ops[o];
@@ -101,7 +126,8 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
       run.from_input = reads_input && !in_user_array;
       const bool real_input = reads_input && op.real;
       g.in_strides = real_input ? rstrides : strides;
-      g.transform = op.real ? backend::Transform::r2c : backend::Transform::c2c_forward;
+      g.transform = op.real ? backend::Transform::r2c : op.r2r() ? backend::Transform::r2r : backend::Transform::c2c_forward;
+      g.r2r_kinds = op.kinds;
       g.in_place = !run.from_input;
       run.in_offset = real_input ? real_off : array_off;
       run.out_offset = array_off;
@@ -133,6 +159,10 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
       ops.push_back(part);
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
+  if (last_stage && ops.empty()) {
+    runs.push_back(input_copy(false));
+    first_step = false;
+  }
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
     const core::FftOp& op = *it;
     const bool reads_input = last_stage && first_step;
@@ -163,7 +193,8 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
       run.in_offset = array_off, run.out_offset = real_off;
     } else {
       g.in_strides = g.out_strides = strides;
-      g.transform = backend::Transform::c2c_backward;
+      g.transform = op.r2r() ? backend::Transform::r2r : backend::Transform::c2c_backward;
+      for (AxisKind k : op.kinds) g.r2r_kinds.push_back(core::inverse_kind(k));
       run.from_input = reads_input && !bp.padded && !in_user_array;  // padded: the padding step read the input
       g.in_place = !run.from_input;
       run.in_offset = run.out_offset = array_off;

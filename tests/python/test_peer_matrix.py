@@ -28,6 +28,7 @@ def test_tiny_matrix(tmp_path, capsys, bench_driver):
         assert len(cell["rounds"]) == 2
         for r in cell["rounds"]:
             assert r["ratio"] == pytest.approx(r["volfft_ms"] / r["fftw_mpi_ms"])
+            assert r["ratio_in_place"] == pytest.approx(r["volfft_in_place_ms"] / r["fftw_mpi_ms"])
             assert len(r["fftw_mpi_modes"]) == 4
             totals = {m["mode"]: m["forward_median_ms"] + m["backward_median_ms"]
                       for m in r["fftw_mpi_modes"]}

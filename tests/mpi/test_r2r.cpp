@@ -1,0 +1,247 @@
+// Per-axis transform kinds (Options::kinds): every DCT and DST kind (FFTW's REDFT/RODFT
+// conventions) on every axis position, mixed with dft, none and r2c axes, 2-D and 3-D, uneven
+// and prime sizes, sizes that leave ranks empty, every grid, engines alltoallv and node, both
+// backends, in place and not, against a reference computed here from the kinds' defining sums
+// (O(n^2) per line, independent of FFTW), and backward(forward(x)) == x with the scale 1/N of
+// the logical sizes. Bad kinds fail alike on every rank. Run at np 1-4, and --quick at 5 and 7.
+#include <cmath>
+#include <cstdio>
+
+#include "mpi/transform_check.hpp"
+#include "support/errors.hpp"
+#include "support/mpi_main.hpp"
+
+using namespace volfft;
+using namespace volfft_test;
+
+namespace {
+
+// One line of the transform of kind k (FFTW's definitions, unnormalised).
+std::vector<cd> transform_line(const std::vector<cd>& x, AxisKind k) {
+  const Index n = static_cast<Index>(x.size());
+  std::vector<cd> y(x.size());
+  const double pi = std::acos(-1.0);
+  for (Index q = 0; q < n; ++q) {
+    cd sum = 0;
+    for (Index j = 0; j < n; ++j) {
+      const double jd = static_cast<double>(j), qd = static_cast<double>(q), nd = static_cast<double>(n);
+      switch (k) {
+        case AxisKind::dft: sum += x[j] * std::polar(1.0, -2 * pi * jd * qd / nd); break;
+        case AxisKind::dct1:
+          sum += (j == 0 || j == n - 1 ? 1.0 : 2.0) * x[j] * std::cos(pi * jd * qd / (nd - 1));
+          break;
+        case AxisKind::dct2: sum += 2.0 * x[j] * std::cos(pi * (2 * jd + 1) * qd / (2 * nd)); break;
+        case AxisKind::dct3: sum += (j == 0 ? 1.0 : 2.0) * x[j] * std::cos(pi * jd * (2 * qd + 1) / (2 * nd)); break;
+        case AxisKind::dct4: sum += 2.0 * x[j] * std::cos(pi * (2 * jd + 1) * (2 * qd + 1) / (4 * nd)); break;
+        case AxisKind::dst1: sum += 2.0 * x[j] * std::sin(pi * (jd + 1) * (qd + 1) / (nd + 1)); break;
+        case AxisKind::dst2: sum += 2.0 * x[j] * std::sin(pi * (2 * jd + 1) * (qd + 1) / (2 * nd)); break;
+        case AxisKind::dst3:
+          sum += (j == n - 1 ? 1.0 : 2.0) * x[j] * std::sin(pi * (jd + 1) * (2 * qd + 1) / (2 * nd));
+          break;
+        case AxisKind::dst4: sum += 2.0 * x[j] * std::sin(pi * (2 * jd + 1) * (2 * qd + 1) / (4 * nd)); break;
+        default: sum = x[q]; j = n; break;  // none
+      }
+    }
+    y[q] = sum;
+  }
+  return y;
+}
+
+// The whole array's transform, axis by axis (they commute), in C order of `shape`; r2c keeps
+// the n/2 + 1 first values of the last axis.
+std::vector<cd> reference(std::vector<cd> data, std::vector<Index> shape, const std::vector<AxisKind>& kinds) {
+  const int nd = static_cast<int>(shape.size());
+  for (int a = 0; a < nd; ++a) {
+    const AxisKind k = kinds[a] == AxisKind::r2c ? AxisKind::dft : kinds[a];
+    Index inner = 1, outer = 1;
+    for (int b = a + 1; b < nd; ++b) inner *= shape[b];
+    for (int b = 0; b < a; ++b) outer *= shape[b];
+    const Index n = shape[a];
+    for (Index o = 0; o < outer; ++o)
+      for (Index i = 0; i < inner; ++i) {
+        std::vector<cd> line(n);
+        for (Index j = 0; j < n; ++j) line[j] = data[(o * n + j) * inner + i];
+        line = transform_line(line, k);
+        for (Index j = 0; j < n; ++j) data[(o * n + j) * inner + i] = line[j];
+      }
+  }
+  if (kinds.back() != AxisKind::r2c) return data;
+  const Index n = shape.back(), nc = n / 2 + 1, rows = static_cast<Index>(data.size()) / n;
+  std::vector<cd> half(rows * nc);
+  for (Index r = 0; r < rows; ++r)
+    for (Index q = 0; q < nc; ++q) half[r * nc + q] = data[r * n + q];
+  return half;
+}
+
+std::string kinds_text(const std::vector<AxisKind>& kinds) {
+  std::string s = "(";
+  for (std::size_t a = 0; a < kinds.size(); ++a) s += (a ? "," : "") + std::string(to_string(kinds[a]));
+  return s + ")";
+}
+
+void check_kinds(MPI_Comm comm, const std::vector<Index>& shape, const std::vector<AxisKind>& kinds,
+                 Options options, const std::string& label) {
+  options.kinds = kinds;
+  const Kind kind = kinds.back() == AxisKind::r2c ? Kind::r2c : Kind::c2c;
+  Plan plan(comm, shape, kind, Precision::float64, options);
+  const int nd = static_cast<int>(shape.size());
+  Index n_total = 1;
+  for (Index e : shape) n_total *= e;
+  std::vector<cd> global(n_total);
+  for (Index k = 0; k < n_total; ++k)
+    global[k] = kind == Kind::r2c ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
+  const auto ref = reference(global, shape, kinds);
+  std::vector<Index> out_shape = shape;
+  if (kind == Kind::r2c) out_shape.back() = shape.back() / 2 + 1;
+  auto flat = [&](const std::vector<Index>& s, const std::array<Index, 3>& x) {
+    return nd == 3 ? (x[0] * s[1] + x[1]) * s[2] + x[2] : x[0] * s[1] + x[1];
+  };
+  auto for_box = [&](const Box& b, auto&& f) {
+    for (Index x0 = b.lo[0]; x0 < b.hi[0]; ++x0)
+      for (Index x1 = b.lo[1]; x1 < b.hi[1]; ++x1)
+        for (Index x2 = b.lo[2]; x2 < (nd == 3 ? b.hi[2] : 1); ++x2) f(std::array<Index, 3>{x0, x1, x2});
+  };
+  // Input: C order over the input box (in place, r2c rows of 2(n/2 + 1) reals).
+  const Box ib = plan.input_box();
+  const Index last = ib.extent(nd - 1);
+  const Index row = kind == Kind::r2c && options.in_place ? 2 * (shape.back() / 2 + 1) : last;
+  auto in_offset = [&](const std::array<Index, 3>& x) {
+    const Index lead = nd == 3 ? (x[0] - ib.lo[0]) * ib.extent(1) + (x[1] - ib.lo[1]) : x[0] - ib.lo[0];
+    return lead * row + (x[nd - 1] - ib.lo[nd - 1]);
+  };
+  const std::size_t bytes = std::max<std::size_t>(
+      {plan.in_place_bytes(), static_cast<std::size_t>(plan.input_count()) * 16, 16});
+  std::vector<std::complex<double>> in(bytes / 16 + 1), out(std::max<Index>(plan.output_count(), 1));
+  double* reals = reinterpret_cast<double*>(in.data());
+  for_box(ib, [&](auto x) {
+    const cd v = global[flat(shape, x)];
+    if (kind == Kind::r2c)
+      reals[in_offset(x)] = v.real();
+    else
+      in[in_offset(x)] = v;
+  });
+  const std::vector<std::complex<double>> original = in;
+  std::complex<double>* result = options.in_place ? in.data() : out.data();
+  if (kind == Kind::r2c)
+    plan.forward(reals, result);
+  else
+    plan.forward(in.data(), result);
+  const LocalLayout ol(plan.output_box(), plan.output_order(), nd);
+  double s[2] = {0, 0}, t[2];
+  for_box(ol.box, [&](auto x) {
+    s[0] += std::norm(result[ol.offset(x)] - ref[flat(out_shape, x)]);
+    s[1] += std::norm(ref[flat(out_shape, x)]);
+  });
+  MPI_Allreduce(s, t, 2, MPI_DOUBLE, MPI_SUM, comm);
+  const double tol = 1e-12;
+  const double rel = std::sqrt(t[0] / std::max(t[1], 1e-300));
+  CHECK_MSG(rel <= tol, label << ": forward relative L2 error " << rel);
+
+  std::vector<std::complex<double>> back(in.size());
+  std::complex<double>* back_data = options.in_place ? in.data() : back.data();
+  if (kind == Kind::r2c)
+    plan.backward(result, reinterpret_cast<double*>(back_data));
+  else
+    plan.backward(result, back_data);
+  const double* back_reals = reinterpret_cast<const double*>(back_data);
+  const double* original_reals = reinterpret_cast<const double*>(original.data());
+  double r[2] = {0, 0}, rr[2];
+  for_box(ib, [&](auto x) {
+    const Index k = in_offset(x);
+    const cd got = kind == Kind::r2c ? cd(back_reals[k], 0) : back_data[k];
+    const cd want = kind == Kind::r2c ? cd(original_reals[k], 0) : original[k];
+    r[0] += std::norm(got - want);
+    r[1] += std::norm(want);
+  });
+  MPI_Allreduce(r, rr, 2, MPI_DOUBLE, MPI_SUM, comm);
+  const double round_trip = std::sqrt(rr[0] / std::max(rr[1], 1e-300));
+  CHECK_MSG(round_trip <= tol, label << ": round trip relative error " << round_trip);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = has_flag(argc, argv, "--quick");
+  return run_mpi_test(argc, argv, [quick](int rank, int size) {
+    const std::vector<AxisKind> r2r = {AxisKind::dct1, AxisKind::dct2, AxisKind::dct3, AxisKind::dct4,
+                                       AxisKind::dst1, AxisKind::dst2, AxisKind::dst3, AxisKind::dst4};
+    std::vector<std::array<int, 2>> grids;
+    for (int p0 = size; p0 >= 1; --p0)
+      if (size % p0 == 0) grids.push_back({p0, size / p0});
+    std::vector<Backend> backends = {Backend::fftw};
+    if (have_backend(Backend::ducc0)) backends.push_back(Backend::ducc0);
+    int cases = 0;
+    auto run = [&](const std::vector<Index>& shape, const std::vector<AxisKind>& kinds, const Options& o,
+                   const std::string& what) {
+      std::string label = what;
+      for (std::size_t a = 0; a < shape.size(); ++a) label += (a ? "x" : " ") + std::to_string(shape[a]);
+      check_kinds(MPI_COMM_WORLD, shape, kinds, o, label + " " + kinds_text(kinds));
+      ++cases;
+    };
+    // Every r2r kind at every axis position of a 3-D c2c plan (dft elsewhere), every grid.
+    const std::vector<Index> shape3 = quick ? std::vector<Index>{6, 5, 7} : std::vector<Index>{7, 6, 9};
+    for (const auto& g : grids)
+      for (AxisKind k : r2r)
+        for (int a = 0; a < 3; ++a) {
+          if (quick && a != (static_cast<int>(k) % 3)) continue;
+          std::vector<AxisKind> kinds(3, AxisKind::dft);
+          kinds[a] = k;
+          Options o;
+          o.grid = g, o.effort = Effort::estimate;
+          run(shape3, kinds, o, "grid " + std::to_string(g[0]) + "x" + std::to_string(g[1]));
+        }
+    // All-r2r, mixed kinds and none axes; r2c with r2r axes (the channel-flow case); 2-D; each
+    // backend, in place and not, engines alltoallv and node.
+    const std::vector<std::vector<AxisKind>> mixes3 = {
+        {AxisKind::dct2, AxisKind::dct2, AxisKind::dct2},
+        {AxisKind::dst1, AxisKind::dct4, AxisKind::dst3},
+        {AxisKind::none, AxisKind::dft, AxisKind::dft},
+        {AxisKind::dft, AxisKind::none, AxisKind::dct1},
+        {AxisKind::none, AxisKind::none, AxisKind::none},
+        {AxisKind::dct2, AxisKind::dft, AxisKind::r2c},
+        {AxisKind::dst2, AxisKind::none, AxisKind::r2c},
+    };
+    for (Backend b : backends)
+      for (bool in_place : {false, true})
+        for (Engine e : {Engine::alltoallv, Engine::node})
+          for (const auto& kinds : mixes3) {
+            if (quick && (in_place || b != Backend::fftw)) continue;
+            Options o;
+            o.backend = b, o.in_place = in_place, o.engine = e, o.effort = Effort::estimate;
+            const std::string what = std::string(to_string(b)) + (in_place ? " in place " : " ") + to_string(e);
+            run({5, 8, 6}, kinds, o, what);
+            if (!quick) run({2, 3, 4}, kinds, o, what);  // ranks left empty at np >= 3
+          }
+    for (const auto& kinds : std::vector<std::vector<AxisKind>>{{AxisKind::dct3, AxisKind::dft},
+                                                                {AxisKind::dft, AxisKind::dst4},
+                                                                {AxisKind::dct1, AxisKind::r2c}}) {
+      Options o;
+      o.effort = Effort::estimate;
+      run({9, 13}, kinds, o, "2-D");
+    }
+
+    // Bad kinds: the same message on every rank, no rank left waiting.
+    auto refused = [&](const std::vector<Index>& shape, Kind kind, const std::vector<AxisKind>& kinds,
+                       const std::string& fragment) {
+      Options o;
+      o.kinds = kinds;
+      expect_everywhere(kinds_text(kinds), error_of([&] { Plan p(MPI_COMM_WORLD, shape, kind, Precision::float64, o); }),
+                        fragment);
+    };
+    refused({8, 8, 8}, Kind::c2c, {AxisKind::dct2, AxisKind::dft}, "kinds must have one entry per axis (3); got 2");
+    refused({8, 8, 8}, Kind::c2c, {AxisKind::dft, AxisKind::dft, AxisKind::r2c}, "but the plan's kind is c2c");
+    refused({8, 8, 8}, Kind::r2c, {AxisKind::r2c, AxisKind::dft, AxisKind::r2c}, "only the last axis can be r2c");
+    refused({8, 8, 8}, Kind::r2c, {AxisKind::dft, AxisKind::dft, AxisKind::dct2},
+            "an r2c plan's last axis must be 'r2c'");
+    refused({8, 1, 8}, Kind::c2c, {AxisKind::dft, AxisKind::dct1, AxisKind::dft}, "DCT-I needs at least 2 points");
+    {
+      Options o;
+      o.kinds = {AxisKind::dct2, AxisKind::dft, AxisKind::dft};
+      o.spectral_shape = {4, 4, 4};
+      expect_everywhere("kinds with padding",
+                        error_of([&] { Plan p(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float64, o); }),
+                        "kinds does not combine with spectral_shape");
+    }
+    if (rank == 0) std::printf("%d kind cases at np %d\n", cases, size);
+  });
+}
