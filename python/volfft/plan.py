@@ -339,6 +339,14 @@ class Plan:
         the noise); 0 chooses by rule and times nothing (docs/overlap.md#autotuning).
     scale_backward : bool, default True
         Scale :meth:`backward` by ``1/N`` (numpy's default ``norm="backward"``).
+    kinds : sequence of str, optional
+        The transform along each axis: ``"dft"``, ``"r2c"`` (an r2c plan's last axis, and only
+        there), ``"dct1"``..``"dct4"``, ``"dst1"``..``"dst4"`` (FFTW's REDFT00/10/01/11 and
+        RODFT00/10/01/11, as ``scipy.fft.dct(x, type)`` with ``norm=None``; backward applies the
+        inverse type and divides by the logical size, ``2(n-1)`` for type-I DCT, ``2(n+1)`` for
+        type-I DST, ``2n`` for the others), or ``"none"`` (not transformed). Default: every axis
+        ``"dft"`` (r2c: the last one ``"r2c"``). r2r axes of complex data transform the real and
+        imaginary parts; ``kinds=("dct2", "dft", "r2c")`` is a real field with walls in x.
     in_place : bool, default False
         Transform in place, as FFTW's in-place plans: :meth:`forward` writes the spectrum into
         the memory of the array it is given and returns it as the output view of that memory;
@@ -453,6 +461,9 @@ class Plan:
         self._output_shape = self._extents(self._output_box)
         self._workspace_bytes = int(handle.workspace_bytes())
         self._in_place = bool(library_options.get("in_place", False))
+        given_kinds = library_options.get("kinds") or ()
+        self._kinds = tuple(str(k) for k in given_kinds) or tuple(
+            "r2c" if kind == "r2c" and a == len(sizes) - 1 else "dft" for a in range(len(sizes)))
         self._in_place_bytes = int(handle.in_place_bytes())
         # [input side, output side]: where an input with other memory is copied (_memory).
         self._staging: list = [None, None]
@@ -580,6 +591,11 @@ class Plan:
     def workspace_bytes(self) -> int:
         """Bytes of workspace the plan holds on this rank."""
         return self._workspace_bytes
+
+    @property
+    def kinds(self) -> Tuple[str, ...]:
+        """The transform along each axis: ``"dft"``, ``"r2c"``, ``"dct1"``..``"dst4"`` or ``"none"``."""
+        return self._kinds
 
     @property
     def in_place(self) -> bool:
@@ -735,7 +751,9 @@ class Plan:
         """Integer frequencies of this rank's output, one array per global axis.
 
         ``k[d]`` holds the frequency along global axis ``d`` (numpy's ``fftfreq(n) * n``:
-        ``0, 1, ..., -2, -1``; the r2c last axis ``0 .. n // 2``), shaped ``1`` on every other
+        ``0, 1, ..., -2, -1``; the r2c last axis ``0 .. n // 2``; an r2r or ``none`` axis the
+        index ``0 .. n - 1``: a ``dct2`` of ``n`` points spaced ``h`` has the wavenumber
+        ``pi * k / (n h)``, other kinds their own), shaped ``1`` on every other
         axis to broadcast against the output (indexed by global axes, as numpy's meshgrid with
         ``sparse=True``): ``(k[0]**2 + k[1]**2 + k[2]**2) * u_hat``.
 
@@ -748,7 +766,7 @@ class Plan:
         waves = []
         for axis, n in enumerate(self._spectral):
             index = np.arange(lo[axis], hi[axis], dtype=np.int64)
-            if not (self._kind == "r2c" and axis == self.ndim - 1):
+            if self._kinds[axis] == "dft":
                 index = np.where(index < (n + 1) // 2, index, index - n)
             shape = [1] * self.ndim
             shape[axis] = index.size
