@@ -192,10 +192,13 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   } else {
     merge(b);
   }
-  if (p0 > 1) {
+  // Axis 0 not transformed (kinds[0] none): the column exchange would only move the data to
+  // x-pencils, so there is none, and the output stays where the previous stage left it.
+  const bool column = p0 > 1 && !c.ops.empty();
+  if (column) {
     bp.stages.push_back(c);
   } else {
-    merge(c);
+    if (p0 == 1) merge(c);
     // The stage that ends the pipeline holds the output: natural layout wants C order. Stage A
     // is in C order already (it is the input layout).
     if (bp.stages.size() > 1 && bp.layout == Layout::natural) bp.stages.back().order = kNatural;
@@ -244,7 +247,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
     bp.exchanges.push_back(std::move(ex));
   };
   if (p1 > 1) add_exchange("row", true);
-  if (p0 > 1) add_exchange("column", false);
+  if (column) add_exchange("column", false);
 
   // Buffers: every stage array and every padded all-to-all area must fit; how many the program
   // uses is the buffer rule (array_of below, documented in blueprint.hpp).

@@ -190,6 +190,21 @@ int main(int argc, char** argv) {
           o.grid = g, o.effort = Effort::estimate;
           run(shape3, kinds, o, "grid " + std::to_string(g[0]) + "x" + std::to_string(g[1]));
         }
+    // Axis 0 not transformed: no column exchange at all (slabs: nothing moves), on every grid.
+    for (const auto& g : grids)
+      for (const auto& kinds : std::vector<std::vector<AxisKind>>{{AxisKind::none, AxisKind::dft, AxisKind::dct2},
+                                                                  {AxisKind::none, AxisKind::dst3, AxisKind::r2c}})
+        for (Layout layout : {Layout::transposed, Layout::natural}) {
+          Options o;
+          o.grid = g, o.layout = layout, o.effort = Effort::estimate;
+          run({6, 7, 5}, kinds, o, "grid " + std::to_string(g[0]) + "x" + std::to_string(g[1]) + " " + to_string(layout));
+          o.kinds = kinds;
+          const auto d = describe(size, {6, 7, 5}, kinds.back() == AxisKind::r2c ? Kind::r2c : Kind::c2c,
+                                  Precision::float64, o);
+          CHECK_MSG(d.exchanges.size() == (g[1] > 1 ? 1u : 0u),
+                    kinds_text(kinds) << " grid " << g[0] << "x" << g[1] << ": " << d.exchanges.size() << " exchanges");
+          for (const auto& e : d.exchanges) CHECK(e.name == "row");
+        }
     // All-r2r, mixed kinds and none axes; r2c with r2r axes (the channel-flow case); 2-D; each
     // backend, in place and not, engines alltoallv and node.
     const std::vector<std::vector<AxisKind>> mixes3 = {
