@@ -42,6 +42,12 @@ enum class Layout {
   natural,     ///< C order of the global axes
 };
 
+/// Where the fields of a batched plan (Options::batch = k) lie in the user's arrays.
+enum class BatchLayout {
+  outer,  ///< field by field: k arrays of the local box one after another (numpy shape (k, ...))
+  inner,  ///< interleaved: the k values of one point next to each other (FFTW's howmany; (..., k))
+};
+
 /// FFTW planner effort for the 1-D transforms.
 enum class Effort { estimate, measure, patient };
 
@@ -98,6 +104,13 @@ struct Options {
   /// one buffer less). Not with spectral_shape, nor with engine pipelined on a slab grid (it would
   /// write the output while still reading the input from the same array).
   bool in_place = false;
+  /// Batched fields: every call transforms `batch` fields of the same shape together (u, v, w of
+  /// a velocity field): each exchange moves all of them in one message per partner and each FFT
+  /// batch covers them all. The arrays hold `batch` fields in `batch_layout`; input_count(),
+  /// output_count(), workspace_bytes() and in_place_bytes() count all of them. batch_layout inner
+  /// does not combine with in_place.
+  int batch = 1;
+  BatchLayout batch_layout = BatchLayout::outer;
   /// Placement: rank_order[g] = rank in the communicator that takes virtual grid position
   /// g = i*p1 + j. Empty = identity. Must be a permutation of 0..P-1, equal on every rank.
   std::vector<int> rank_order;
@@ -132,6 +145,7 @@ const char* to_string(Layout);
 const char* to_string(Effort);
 const char* to_string(Backend);
 const char* to_string(AxisKind);
+const char* to_string(BatchLayout);
 /// Parse the names printed by to_string ("auto" for Engine::automatic). Throws volfft::Error
 /// naming the argument and the accepted values. The names of the option enums come from the
 /// option table (src/core/option_table.cpp), the one description of every option.
@@ -142,6 +156,7 @@ Layout parse_layout(const std::string&);
 Effort parse_effort(const std::string&);
 Backend parse_backend(const std::string&);
 AxisKind parse_axis_kind(const std::string&);
+BatchLayout parse_batch_layout(const std::string&);
 /// Every engine, Engine::automatic first: the one list that help texts and loops over engines
 /// use (from the engine catalogue, src/core/engines.cpp).
 std::vector<Engine> engines();

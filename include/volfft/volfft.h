@@ -37,6 +37,7 @@ typedef enum { VOLFFT_BACKEND_AUTO = 0, VOLFFT_BACKEND_FFTW = 1, VOLFFT_BACKEND_
 typedef enum { VOLFFT_LAYOUT_TRANSPOSED = 0, VOLFFT_LAYOUT_NATURAL = 1 } volfft_layout;
 typedef enum { VOLFFT_ESTIMATE = 0, VOLFFT_MEASURE = 1, VOLFFT_PATIENT = 2 } volfft_effort;
 typedef enum { VOLFFT_FORWARD = 0, VOLFFT_BACKWARD = 1 } volfft_direction;
+typedef enum { VOLFFT_BATCH_OUTER = 0, VOLFFT_BATCH_INNER = 1 } volfft_batch_layout;
 /* Per-axis transforms (volfft::AxisKind): FFTW's REDFT00/10/01/11 are DCT1..4, RODFT00/10/01/11 DST1..4. */
 typedef enum {
   VOLFFT_AXIS_DFT = 0, VOLFFT_AXIS_R2C = 1,
@@ -73,6 +74,8 @@ typedef struct {
                              volfft_in_place_bytes (r2c rows padded to 2(n/2+1) reals) */
   const int* kinds;       /* NULL, or ndim volfft_axis_kind values: the transform per axis */
   int kinds_length;
+  int batch;              /* fields transformed together (default 1) */
+  int batch_layout;       /* volfft_batch_layout: fields outer (k arrays) or inner (interleaved) */
 } volfft_options;
 
 typedef struct volfft_plan_s* volfft_plan;

@@ -33,6 +33,8 @@ volfft_options to_c(const Options& o, std::vector<int>& kinds) {
   for (AxisKind k : o.kinds) kinds.push_back(static_cast<int>(k));
   c.kinds = kinds.empty() ? nullptr : kinds.data();
   c.kinds_length = static_cast<int>(kinds.size());
+  c.batch = o.batch;
+  c.batch_layout = static_cast<int>(o.batch_layout);
   return c;
 }
 
@@ -58,6 +60,8 @@ Options from_c(const volfft_options& c) {
   if (c.wisdom_file) o.wisdom_file = c.wisdom_file;
   o.verbose = c.verbose != 0;
   o.in_place = c.in_place != 0;
+  o.batch = c.batch;
+  o.batch_layout = static_cast<BatchLayout>(c.batch_layout);
   if (c.kinds && c.kinds_length > 0)
     for (int a = 0; a < c.kinds_length; ++a) o.kinds.push_back(static_cast<AxisKind>(c.kinds[a]));
   o.workspace = c.workspace;

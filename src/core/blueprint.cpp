@@ -93,6 +93,12 @@ std::array<Index, 3> strides_of(const Box& box, const Order& order) {
   return s;
 }
 
+std::array<Index, 3> strides_of(const Box& box, const Order& order, Index unit) {
+  auto s = strides_of(box, order);
+  for (Index& x : s) x *= unit;
+  return s;
+}
+
 Index offset_of(const Box& sub, const Box& box, const std::array<Index, 3>& strides) {
   Index off = 0;
   for (int a = 0; a < 3; ++a) off += (sub.lo[a] - box.lo[a]) * strides[a];
@@ -166,6 +172,8 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   const auto boxes = pencil_boxes(n, bp.spectral, kind, bp.grid, i, j);
   bp.real_box = kind == Kind::r2c ? boxes.a_real : boxes.a_in;
   bp.in_place = options.in_place;
+  bp.fields = options.batch;
+  bp.fields_inner = options.batch_layout == BatchLayout::inner && options.batch > 1;
   bp.real_storage = bp.real_box;
   // In place, the r2c input rows are as long as the complex rows they become (FFTW's layout).
   if (bp.in_place && kind == Kind::r2c) bp.real_storage.hi[2] = bp.real_storage.lo[2] + 2 * boxes.a_in.extent(2);
@@ -240,10 +248,11 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
                                 from_of(member_boxes[m]).intersect(to_of(member_boxes[d])).size());
     }
     for (const Box& bx : ex.send) ex.max_block = std::max(ex.max_block, bx.size());
-    if (ex.max_block > INT_MAX)
+    // A message carries the block of every field.
+    if (ex.max_block * bp.fields > INT_MAX)
       throw Error("volfft: a message of the " + ex.name + " exchange would hold " +
-                  std::to_string(ex.max_block) +
-                  " elements, more than MPI's int counts allow; use more ranks");
+                  std::to_string(ex.max_block * bp.fields) +
+                  " elements, more than MPI's int counts allow; use more ranks or a smaller batch");
     bp.exchanges.push_back(std::move(ex));
   };
   if (p1 > 1) add_exchange("row", true);
@@ -257,7 +266,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   if (engine.padded_blocks)
     for (const auto& ex : bp.exchanges)
       capacity = std::max(capacity, ex.max_block * static_cast<Index>(ex.members.size()));
-  bp.buffer_elements = capacity;
+  bp.buffer_elements = capacity * bp.fields;
   const std::size_t exchanges = bp.exchanges.size();
   // Forward: stage arrays (all but the last, which is the user's output) + one send area.
   // Backward r2c additionally needs a complex array before the final c2r transform.

@@ -71,15 +71,17 @@ struct Blueprint {
   int comm_size = 1, vrank = 0;
   std::array<int, 2> position{0, 0};  ///< (i, j) in the internal grid
   bool in_place = false;              ///< forward(a, a)/backward(a, a): Options::in_place
+  Index fields = 1;                   ///< Options::batch: fields per array
+  bool fields_inner = false;          ///< the user's arrays interleave them (BatchLayout::inner)
   Box real_box;                       ///< r2c input box in reals (== stages[0].box for c2c)
   Box real_storage;                   ///< the array holding it (in-place r2c: rows of 2(n/2+1) reals)
   std::vector<Stage> stages;
   std::vector<ExchangeGeometry> exchanges;  ///< exchanges[k]: stages[k] -> stages[k+1]
   Index complex_bytes = 16;
-  Index buffer_elements = 0;  ///< complex capacity of each internal buffer
+  Index buffer_elements = 0;  ///< complex capacity of each internal buffer (all fields)
   int buffer_count = 0;       ///< internal buffers the plan uses (array_of)
 
-  Index input_count() const { return real_storage.size(); }
+  Index input_count() const { return real_storage.size() * fields; }
   /// N of the backward's 1/N: the product of the axes' logical sizes.
   Index logical_elements() const {
     Index n = 1;
@@ -94,12 +96,26 @@ struct Blueprint {
   /// FFT length along `axis` (complex length n/2+1 on the r2c axis) and the values kept (m).
   Index fft_length(int axis) const { return axis == 2 && kind == Kind::r2c ? shape[2] / 2 + 1 : shape[axis]; }
   Index kept_length(int axis) const { return axis == 2 && kind == Kind::r2c ? spectral[2] / 2 + 1 : spectral[axis]; }
-  Index output_count() const { return stages.back().box.size(); }
+  Index output_count() const { return stages.back().box.size() * fields; }
   std::size_t workspace_bytes() const {
     return static_cast<std::size_t>(buffer_elements * complex_bytes) * buffer_count +
            (buffer_count ? 64 * buffer_count : 0);  // alignment slack per buffer
   }
 };
+
+/// Where the fields of a batched plan lie in an array holding `box` in some memory order: its
+/// element strides are strides_of(box, order) times `unit`, and field f starts at f * `stride`
+/// elements. The plan's buffers keep the fields outermost (unit 1, stride box.size()); the
+/// user's arrays follow Options::batch_layout (inner: unit `count`, stride 1).
+struct FieldLayout {
+  Index count = 1, unit = 1, stride = 0;
+};
+inline FieldLayout field_layout(const Blueprint& bp, const Box& box, bool user_array) {
+  if (user_array && bp.fields_inner) return FieldLayout{bp.fields, bp.fields, 1};
+  return FieldLayout{bp.fields, 1, box.size()};
+}
+/// strides_of(box, order), each times `unit` (an interleaved batch's element strides).
+std::array<Index, 3> strides_of(const Box& box, const Order& order, Index unit);
 
 /// Where a stage's array lives in one direction: the user's output array, or internal buffer
 /// `buffer`. The buffer rule, with S stages and E = S - 1 exchanges:

@@ -45,7 +45,7 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
     for (std::size_t k = 0; k < bp.exchanges.size(); ++k) {
       const auto& ex = bp.exchanges[k];
       for (std::size_t m = 0; m < ex.members.size(); ++m) {
-        const auto elements = ex.send[m].size();
+        const auto elements = ex.send[m].size() * bp.fields;  // a message carries every field
         if (static_cast<int>(m) == ex.member || elements == 0) continue;
         d.exchanges[k].messages.push_back(Message{v, ex.members[m], elements * bp.complex_bytes});
       }

@@ -26,6 +26,7 @@ const char* to_string(Layout v) { return name_of("layout", static_cast<int>(v));
 const char* to_string(Effort v) { return name_of("effort", static_cast<int>(v)); }
 const char* to_string(Backend v) { return name_of("backend", static_cast<int>(v)); }
 const char* to_string(AxisKind v) { return name_of("kinds", static_cast<int>(v)); }
+const char* to_string(BatchLayout v) { return name_of("batch_layout", static_cast<int>(v)); }
 
 std::vector<Engine> engines() {
   std::vector<Engine> all;
@@ -49,5 +50,8 @@ Layout parse_layout(const std::string& s) { return static_cast<Layout>(core::nam
 Effort parse_effort(const std::string& s) { return static_cast<Effort>(core::name_index(spec("effort"), s)); }
 Backend parse_backend(const std::string& s) { return static_cast<Backend>(core::name_index(spec("backend"), s)); }
 AxisKind parse_axis_kind(const std::string& s) { return static_cast<AxisKind>(core::name_index(spec("kinds"), s)); }
+BatchLayout parse_batch_layout(const std::string& s) {
+  return static_cast<BatchLayout>(core::name_index(spec("batch_layout"), s));
+}
 
 }  // namespace volfft

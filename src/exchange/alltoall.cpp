@@ -9,7 +9,8 @@ template <class T>
 class AlltoallExchange final : public PackingExchange<T> {
  public:
   explicit AlltoallExchange(const Setup& s)
-      : PackingExchange<T>(s), group_(s.group), block_(static_cast<int>(s.transfer.max_block)) {
+      : PackingExchange<T>(s), group_(s.group),
+        block_(static_cast<int>(s.transfer.max_block * s.transfer.from_fields.count)) {
     // Block m of member m lies at m * block in the send area and in the source array.
     const Transfer& t = s.transfer;
     for (int m = 0; m < t.size(); ++m) {

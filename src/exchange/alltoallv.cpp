@@ -44,10 +44,10 @@ bool have_persistent_wide() {
 }
 
 // Counts through MPI per member: every block but this rank's own, which is copied directly.
-std::vector<Index> through_mpi(const std::vector<Box>& blocks, int member) {
+std::vector<Index> through_mpi(const Transfer& t, const std::vector<Box>& blocks) {
   std::vector<Index> counts(blocks.size(), 0);
   for (std::size_t m = 0; m < blocks.size(); ++m)
-    if (static_cast<int>(m) != member) counts[m] = blocks[m].size();
+    if (static_cast<int>(m) != t.member) counts[m] = t.count(blocks[m]);
   return counts;
 }
 
@@ -56,7 +56,7 @@ class AlltoallvExchange final : public PackingExchange<T> {
  public:
   AlltoallvExchange(const Setup& setup, bool persistent) : PackingExchange<T>(setup), group_(setup.group) {
     const Transfer& t = setup.transfer;
-    const auto sends = through_mpi(t.send, t.member), receives = through_mpi(t.recv, t.member);
+    const auto sends = through_mpi(t, t.send), receives = through_mpi(t, t.recv);
     const int p = t.size();
     send_counts_.assign(p, 0), send_displs_.assign(p, 0);
     recv_counts_.assign(p, 0), recv_displs_.assign(p, 0);
@@ -190,7 +190,7 @@ std::string applies_persistent(const Setup& s) {
            "MPI library does not provide; use engine 'alltoallv'";
   const Transfer& t = s.transfer;
   if (!have_persistent_wide() &&
-      AlltoallvExchange<std::complex<double>>::wide(through_mpi(t.send, t.member), through_mpi(t.recv, t.member)))
+      AlltoallvExchange<std::complex<double>>::wide(through_mpi(t, t.send), through_mpi(t, t.recv)))
     return "volfft: engine 'persistent' would move more than " + std::to_string(displacement_limit()) +
            " elements on this rank, which needs MPI_Alltoallw_init, which this MPI library does not provide; "
            "use engine 'alltoallv'";

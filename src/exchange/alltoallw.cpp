@@ -9,18 +9,21 @@ namespace {
 
 // A sub-box of a strided array as a datatype whose elements come in `traversal` order, with its
 // byte offset folded in (Alltoallw's displacements are ints; large arrays would overflow them).
+// The fields of a batched plan are the slowest dimension of the traversal (the message order).
 MPI_Datatype box_type(MPI_Datatype element, MPI_Aint element_bytes, const Box& sub, const Box& box,
-                      const std::array<Index, 3>& strides, const core::Order& traversal) {
+                      const std::array<Index, 3>& strides, const core::Order& traversal,
+                      const core::FieldLayout& fields) {
   MPI_Datatype t = element;
-  for (int k = 2; k >= 0; --k) {
-    const int a = traversal[k];
+  auto wrap = [&](Index count, Index stride) {
     MPI_Datatype next;
-    mpi::check(MPI_Type_create_hvector(static_cast<int>(sub.extent(a)), 1,
-                                       static_cast<MPI_Aint>(strides[a]) * element_bytes, t, &next),
+    mpi::check(MPI_Type_create_hvector(static_cast<int>(count), 1, static_cast<MPI_Aint>(stride) * element_bytes, t,
+                                       &next),
                "MPI_Type_create_hvector");
     if (t != element) MPI_Type_free(&t);
     t = next;
-  }
+  };
+  for (int k = 2; k >= 0; --k) wrap(sub.extent(traversal[k]), strides[traversal[k]]);
+  if (fields.count > 1) wrap(fields.count, fields.stride);
   const MPI_Aint displacement = static_cast<MPI_Aint>(core::offset_of(sub, box, strides)) * element_bytes;
   MPI_Datatype placed;
   mpi::check(MPI_Type_create_hindexed_block(1, 1, &displacement, t, &placed), "MPI_Type_create_hindexed_block");
@@ -35,18 +38,20 @@ class AlltoallwExchange final : public Exchange {
   explicit AlltoallwExchange(const Setup& s) : group_(s.group), src_(s.src) {
     const Transfer& t = s.transfer;
     const int p = t.size();
-    const auto from_strides = core::strides_of(t.from_box, t.from_order);
-    const auto to_strides = core::strides_of(t.to_box, t.to_order);
+    const auto from_strides = core::strides_of(t.from_box, t.from_order, t.from_fields.unit);
+    const auto to_strides = core::strides_of(t.to_box, t.to_order, t.to_fields.unit);
     const MPI_Aint bytes = sizeof(T);
     counts_send_.assign(p, 0), counts_recv_.assign(p, 0), displs_.assign(p, 0);
     send_types_.assign(p, MPI_BYTE), recv_types_.assign(p, MPI_BYTE);
     for (int m = 0; m < p; ++m) {
       if (!t.send[m].empty()) {
-        send_types_[m] = box_type(mpi::type_of<T>(), bytes, t.send[m], t.from_box, from_strides, t.from_order);
+        send_types_[m] =
+            box_type(mpi::type_of<T>(), bytes, t.send[m], t.from_box, from_strides, t.from_order, t.from_fields);
         counts_send_[m] = 1;
       }
       if (!t.recv[m].empty()) {
-        recv_types_[m] = box_type(mpi::type_of<T>(), bytes, t.recv[m], t.to_box, to_strides, t.from_order);
+        recv_types_[m] =
+            box_type(mpi::type_of<T>(), bytes, t.recv[m], t.to_box, to_strides, t.from_order, t.to_fields);
         counts_recv_[m] = 1;
       }
     }

@@ -36,7 +36,13 @@ struct Transfer {
   std::vector<Box> member_storage;          // per member: the array holding its data before
   int member = 0;
   Index max_block = 0;
+  /// The fields of a batched plan in the source and destination arrays (the source is always
+  /// one of the plan's buffers: fields outermost; the destination may be the user's array).
+  /// A member's message holds the block of every field, one after another.
+  core::FieldLayout from_fields, to_fields;
   int size() const { return static_cast<int>(send.size()); }
+  /// Elements of the message holding sub-box `b` of every field.
+  Index count(const Box& b) const { return b.size() * from_fields.count; }
 };
 
 Transfer transfer_of(const core::ExchangeGeometry& geometry, bool backward);

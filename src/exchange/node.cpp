@@ -61,7 +61,7 @@ class NodeExchange final : public Exchange {
     // that read in place, or have no partners, ask for 0 bytes.
     const bool staged = node_size_ > 1 && !direct;
     staging_ = std::make_unique<mpi::SharedWorkspace>(
-        group, setup.options.ranks_per_node, staged ? sizeof(T) * static_cast<std::size_t>(t.from_box.size()) : 0);
+        group, setup.options.ranks_per_node, staged ? sizeof(T) * static_cast<std::size_t>(t.count(t.from_box)) : 0);
     const mpi::SharedWorkspace* shared = direct ? here.workspace : staging_.get();
     if (node_size_ > 1) {
       // Where each partner's block for this rank starts, and that partner's strides.
@@ -73,7 +73,8 @@ class NodeExchange final : public Exchange {
                                                     (direct ? all[q * F + 4] : 0));
         Peer p;
         p.member = m;
-        p.strides = core::strides_of(t.member_storage[m], t.from_order);  // the partner's array
+        p.strides = core::strides_of(t.member_storage[m], t.from_order);  // the partner's array (a buffer)
+        p.field_stride = t.member_storage[m].size();
         p.block = array + core::offset_of(t.recv[m], t.member_storage[m], p.strides);
         peers_.push_back(p);
       }
@@ -99,14 +100,14 @@ class NodeExchange final : public Exchange {
     packer_.pack_blocks(src_, remote_.sends, remote_.send_offsets, send_);
     if (staging_ && staging_->bytes() > 0)
       std::memcpy(staging_->data(), static_cast<const void*>(src_),
-                  sizeof(T) * static_cast<std::size_t>(t.from_box.size()));
+                  sizeof(T) * static_cast<std::size_t>(t.count(t.from_box)));
     packer_.copy_own(src_, dst, s);
     double t1 = now();
     if (receive_early_) mpi::start_all(receives_);
     mpi::start_all(sends_);
     if (node_size_ > 1) {
       fence();  // partners' source arrays are complete
-      for (const Peer& p : peers_) packer_.unpack_strided(p.block, p.strides, p.member, dst, s);
+      for (const Peer& p : peers_) packer_.unpack_strided(p.block, p.strides, p.field_stride, p.member, dst, s);
       fence();  // no partner reads this rank's arrays any more
     }
     if (!receive_early_) mpi::start_all(receives_);
@@ -124,6 +125,7 @@ class NodeExchange final : public Exchange {
     int member = 0;
     const T* block = nullptr;  // first element of the partner's block for this rank
     std::array<Index, 3> strides{};
+    Index field_stride = 0;  // the partner's fields lie this far apart
   };
 
   // Persistent sends and receives for the members on other nodes, in the pairwise order of
@@ -135,7 +137,7 @@ class NodeExchange final : public Exchange {
     // of the two stage arrays; else the source array after the closing fence.
     if (!direct) {
       receive_area_ = src_, receive_early_ = true;
-    } else if (remote_.sent + remote_.received <= std::max(t.from_box.size(), t.to_box.size())) {
+    } else if (remote_.sent + remote_.received <= std::max(t.count(t.from_box), t.count(t.to_box))) {
       receive_area_ = send_ + remote_.sent, receive_early_ = true;
     } else {
       receive_area_ = src_, receive_early_ = false;

@@ -15,12 +15,12 @@ PairwiseBlocks pairwise_blocks(const Transfer& t, const std::vector<bool>& skip)
     if (wanted(to) && t.send[to].size() > 0) {
       b.sends.push_back(to);
       b.send_offsets[to] = b.sent;
-      b.sent += t.send[to].size();
+      b.sent += t.count(t.send[to]);
     }
     if (wanted(from) && t.recv[from].size() > 0) {
       b.receives.push_back(from);
       b.receive_offsets[from] = b.received;
-      b.received += t.recv[from].size();
+      b.received += t.count(t.recv[from]);
     }
   }
   return b;

@@ -33,8 +33,8 @@ class Packer {
   using real = typename T::value_type;
 
   Packer(const Transfer& t, int threads) : t_(t), threads_(threads) {
-    from_strides_ = core::strides_of(t.from_box, t.from_order);
-    to_strides_ = core::strides_of(t.to_box, t.to_order);
+    from_strides_ = core::strides_of(t.from_box, t.from_order, t.from_fields.unit);
+    to_strides_ = core::strides_of(t.to_box, t.to_order, t.to_fields.unit);
   }
 
   const Transfer& transfer() const { return t_; }
@@ -53,26 +53,36 @@ class Packer {
   }
   /// The block from member m read in place from its array (`block`: its first element,
   /// `strides`: that array's), into `dst`.
-  void unpack_strided(const T* block, const std::array<Index, 3>& strides, int m, T* dst, real scale) const {
+  /// Its fields lie `field_stride` elements apart there (a partner's buffer: its array's size).
+  void unpack_strided(const T* block, const std::array<Index, 3>& strides, Index field_stride, int m, T* dst,
+                      real scale) const {
     const Box& b = t_.recv[m];
-    kernels::copy_box(block, strides, dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale,
-                      threads_);
+    for (Index f = 0; f < t_.to_fields.count; ++f)
+      kernels::copy_box(block + f * field_stride, strides,
+                        dst + f * t_.to_fields.stride + core::offset_of(b, t_.to_box, to_strides_), to_strides_,
+                        extents(b), scale, threads_);
   }
   /// This rank's own block, straight from one stage array to the next: one pass, no MPI.
   void copy_own(const T* src, T* dst, real scale) const { copy_own_part(src, t_.send[t_.member], dst, scale); }
 
-  // The same for any sub-box `b` of a block (the pipelined engine moves blocks in chunks).
+  // The same for any sub-box `b` of a block (the pipelined engine moves blocks in chunks). A
+  // packed block holds the fields one after another, each in the sending stage's order.
   void pack_part(const T* src, const Box& b, T* packed) const {
-    kernels::copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, packed,
-                      core::strides_of(b, t_.from_order), extents(b), real(1), threads_);
+    for (Index f = 0; f < t_.from_fields.count; ++f)
+      kernels::copy_box(src + f * t_.from_fields.stride + core::offset_of(b, t_.from_box, from_strides_), from_strides_,
+                        packed + f * b.size(), core::strides_of(b, t_.from_order), extents(b), real(1), threads_);
   }
   void unpack_part(const T* packed, const Box& b, T* dst, real scale) const {
-    kernels::copy_box(packed, core::strides_of(b, t_.from_order), dst + core::offset_of(b, t_.to_box, to_strides_),
-                      to_strides_, extents(b), scale, threads_);
+    for (Index f = 0; f < t_.to_fields.count; ++f)
+      kernels::copy_box(packed + f * b.size(), core::strides_of(b, t_.from_order),
+                        dst + f * t_.to_fields.stride + core::offset_of(b, t_.to_box, to_strides_), to_strides_,
+                        extents(b), scale, threads_);
   }
   void copy_own_part(const T* src, const Box& b, T* dst, real scale) const {
-    kernels::copy_box(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_,
-                      dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, extents(b), scale, threads_);
+    for (Index f = 0; f < t_.from_fields.count; ++f)
+      kernels::copy_box(src + f * t_.from_fields.stride + core::offset_of(b, t_.from_box, from_strides_),
+                        from_strides_, dst + f * t_.to_fields.stride + core::offset_of(b, t_.to_box, to_strides_),
+                        to_strides_, extents(b), scale, threads_);
   }
 
  private:
@@ -100,13 +110,13 @@ void init_pairs(const Transfer& t, const PairwiseBlocks& b, T* send_area, T* rec
                 std::vector<MPI_Request>& sends, std::vector<MPI_Request>& receives) {
   for (int m : b.sends) {
     sends.emplace_back();
-    mpi::check(MPI_Send_init(send_area + b.send_offsets[m], static_cast<int>(t.send[m].size()), mpi::type_of<T>(),
+    mpi::check(MPI_Send_init(send_area + b.send_offsets[m], static_cast<int>(t.count(t.send[m])), mpi::type_of<T>(),
                              m, 0, group, &sends.back()),
                "MPI_Send_init");
   }
   for (int m : b.receives) {
     receives.emplace_back();
-    mpi::check(MPI_Recv_init(receive_area + b.receive_offsets[m], static_cast<int>(t.recv[m].size()),
+    mpi::check(MPI_Recv_init(receive_area + b.receive_offsets[m], static_cast<int>(t.count(t.recv[m])),
                              mpi::type_of<T>(), m, 0, group, &receives.back()),
                "MPI_Recv_init");
   }

@@ -64,8 +64,8 @@ ChunkCounts chunk_counts(const Transfer& t, const Chunking& c) {
     Index s = 0, r = 0;
     for (int m = 0; m < t.size(); ++m) {
       if (m == t.member) continue;
-      n.send[k][m] = chunk_of(t.send[m], c.axis, k, c.planes).size();
-      n.recv[k][m] = chunk_of(t.recv[m], c.axis, k, c.planes).size();
+      n.send[k][m] = t.count(chunk_of(t.send[m], c.axis, k, c.planes));
+      n.recv[k][m] = t.count(chunk_of(t.recv[m], c.axis, k, c.planes));
       s += n.send[k][m], r += n.recv[k][m];
     }
     n.most = std::max({n.most, s, r});

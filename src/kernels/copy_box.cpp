@@ -16,10 +16,14 @@ constexpr Index tile_edge() {
   return sizeof(T) >= 16 ? 16 : 32;
 }
 
+// A row of n elements; the destination's stride is 1 except in interleaved (batch_layout
+// inner) user arrays.
 template <class T>
-inline void copy_row(const T* src, Index src_stride, T* dst, Index n,
+inline void copy_row(const T* src, Index src_stride, T* dst, Index dst_stride, Index n,
                      typename T::value_type scale) {
-  if (src_stride == 1 && scale == typename T::value_type(1)) {
+  if (dst_stride != 1) {
+    for (Index k = 0; k < n; ++k) dst[k * dst_stride] = src[k * src_stride] * scale;
+  } else if (src_stride == 1 && scale == typename T::value_type(1)) {
     std::memcpy(static_cast<void*>(dst), static_cast<const void*>(src), sizeof(T) * n);
   } else if (src_stride == 1) {
     for (Index k = 0; k < n; ++k) dst[k] = src[k] * scale;
@@ -60,7 +64,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
 #endif
     for (Index r = 0; r < rows; ++r) {
       const Index x0 = r / n1, x1 = r % n1;
-      copy_row(src + x0 * ss[a0] + x1 * ss[a1], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1], e[fd],
+      copy_row(src + x0 * ss[a0] + x1 * ss[a1], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1], ds[fd], e[fd],
                scale);
     }
     return;

@@ -48,6 +48,8 @@ std::vector<exchange::Setup> exchange_setups(const core::Blueprint& bp, const Op
     const auto& g = exchange_at(bp, forward, q);
     exchange::Setup s;
     s.transfer = exchange::transfer_of(g, !forward);
+    s.transfer.from_fields = core::field_layout(bp, s.transfer.from_box, core::array_of(bp, forward, stage).user_output);
+    s.transfer.to_fields = core::field_layout(bp, s.transfer.to_box, core::array_of(bp, forward, next).user_output);
     s.group = g.name == "row" ? row : column;
     s.precision = bp.precision;
     s.source_axes = all_axes(bp.stages[stage].ops);

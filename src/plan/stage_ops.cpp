@@ -13,30 +13,55 @@ using core::Index;
 namespace {
 
 // A truncation or padding step as an action on (input, array, output).
+// One side of a copy: the input, the stage's array or the output, where the part starts (bytes)
+// and how its elements and fields lie.
+struct Side {
+  int is = 1;  // 0 input, 1 array, 2 output
+  std::ptrdiff_t offset = 0;
+  std::array<Index, 3> strides{};
+  Index field_stride = 0;  // elements
+};
+
+const char* base_of(const Side& s, const void* input, const void* array, const void* output) {
+  return static_cast<const char*>(s.is == 0 ? input : s.is == 1 ? array : output);
+}
+
+// A truncation or padding step (every field) as an action on (input, array, output).
 template <class T>
 std::function<void(const void*, void*, void*)> line_action(bool pad, kernels::LineSpec line, std::array<Index, 3> extent,
-                                                           std::array<Index, 3> src_strides, std::ptrdiff_t src_off,
-                                                           std::array<Index, 3> dst_strides, std::ptrdiff_t dst_off,
-                                                           int src_is /*0 input, 1 array*/, int dst_is /*1 array, 2 output*/) {
+                                                           Side from, Side to, Index fields) {
   return [=](const void* input, void* array, void* output) {
-    const char* s = src_is == 0 ? static_cast<const char*>(input) : static_cast<const char*>(array);
-    char* d = dst_is == 2 ? static_cast<char*>(output) : static_cast<char*>(array);
-    const T* src = reinterpret_cast<const T*>(s + src_off);
-    T* dst = reinterpret_cast<T*>(d + dst_off);
-    if (pad)
-      kernels::pad_lines(src, src_strides, dst, dst_strides, extent, line);
-    else
-      kernels::truncate_lines(src, src_strides, dst, dst_strides, extent, line);
+    for (Index f = 0; f < fields; ++f) {
+      const T* src = reinterpret_cast<const T*>(base_of(from, input, array, output) + from.offset) + f * from.field_stride;
+      T* dst = reinterpret_cast<T*>(const_cast<char*>(base_of(to, input, array, output)) + to.offset) + f * to.field_stride;
+      if (pad)
+        kernels::pad_lines(src, from.strides, dst, to.strides, extent, line);
+      else
+        kernels::truncate_lines(src, from.strides, dst, to.strides, extent, line);
+    }
   };
 }
 
 std::function<void(const void*, void*, void*)> make_line_action(Precision p, bool pad, kernels::LineSpec line,
-                                                                std::array<Index, 3> extent, std::array<Index, 3> ss,
-                                                                std::ptrdiff_t so, std::array<Index, 3> ds,
-                                                                std::ptrdiff_t dof, int src_is, int dst_is) {
-  if (p == Precision::float64)
-    return line_action<std::complex<double>>(pad, line, extent, ss, so, ds, dof, src_is, dst_is);
-  return line_action<std::complex<float>>(pad, line, extent, ss, so, ds, dof, src_is, dst_is);
+                                                                std::array<Index, 3> extent, Side from, Side to,
+                                                                Index fields) {
+  if (p == Precision::float64) return line_action<std::complex<double>>(pad, line, extent, from, to, fields);
+  return line_action<std::complex<float>>(pad, line, extent, from, to, fields);
+}
+
+// A copy of the part (every field) from `from` to `to`: a stage with nothing to transform.
+template <class T>
+std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> extent, Side from, Side to,
+                                                           Index fields, int threads) {
+  return [=](const void* input, void* array, void* output) {
+    const char* s = base_of(from, input, array, output);
+    const char* d = base_of(to, input, array, output);
+    if (s + from.offset == d + to.offset) return;  // in place: the data is there already
+    for (Index f = 0; f < fields; ++f)
+      kernels::copy_box(reinterpret_cast<const T*>(s + from.offset) + f * from.field_stride, from.strides,
+                        reinterpret_cast<T*>(const_cast<char*>(d) + to.offset) + f * to.field_stride, to.strides,
+                        extent, typename T::value_type(1), threads);
+  };
 }
 
 }  // namespace
@@ -46,22 +71,35 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
                                   bool array_is_user) {
   const core::Stage& st = bp.stages[s];
   const bool first_stage = s == 0, last_stage = s + 1 == bp.stages.size();
-  const auto strides = core::strides_of(st.box_in, st.order);  // the stage's array
   const Index real_bytes = bp.complex_bytes / 2;
   const Index cb = bp.complex_bytes;
-  // The real array (r2c input / c2r output) is the real box in C order; the part of it that
-  // matches `part` is whole along axis 2, the transformed one.
-  const auto rstrides = core::strides_of(bp.real_storage, core::Order{0, 1, 2});
+  // Fields of a batched plan: the stage's array (a buffer: fields outermost; the user's output:
+  // Options::batch_layout) and the user's arrays on both sides.
+  const core::FieldLayout array_fields = core::field_layout(bp, st.box_in, array_is_user);
+  const core::FieldLayout input_fields = core::field_layout(bp, bp.real_storage, true);
+  const core::FieldLayout spectral_fields = core::field_layout(bp, st.box_in, true);
+  const Index fields = bp.fields;
+  const auto strides = core::strides_of(st.box_in, st.order, array_fields.unit);  // the stage's array
+  // The input side (forward input / backward output) is the real box in C order (c2c: the
+  // complex box); for r2c the part of it that matches `part` is whole along axis 2, the
+  // transformed one.
+  const bool real_kind = bp.kind == Kind::r2c;
+  const auto rstrides = core::strides_of(bp.real_storage, core::Order{0, 1, 2}, input_fields.unit);
   Box real_part = part;
-  real_part.lo[2] = bp.real_storage.lo[2], real_part.hi[2] = bp.real_storage.hi[2];
-  const std::ptrdiff_t real_off = core::offset_of(real_part, bp.real_storage, rstrides) * real_bytes;
+  if (real_kind) real_part.lo[2] = bp.real_storage.lo[2], real_part.hi[2] = bp.real_storage.hi[2];
+  const std::ptrdiff_t real_off =
+      core::offset_of(real_part, bp.real_storage, rstrides) * (real_kind ? real_bytes : cb);
+  // The spectral side as the user holds it (backward input: the last stage's box).
+  const auto user_strides = core::strides_of(st.box_in, st.order, spectral_fields.unit);
+  const std::ptrdiff_t user_off = core::offset_of(part, st.box_in, user_strides) * cb;
   // In place, a stage whose array is the user's output reads the input from that same array:
   // its ops then run in place (FFTW forbids an out-of-place plan on one array) and the backward
   // keeps a fused r2c fused (its multi-dimensional c2r may destroy its input, the user's array).
   const bool in_user_array = bp.in_place && core::array_of(bp, !backward, s).user_output;
   const std::ptrdiff_t array_off = core::offset_of(part, st.box_in, strides) * cb;
   // The compact data box (user input/output of a padded plan's outer stage).
-  const auto data_strides = core::strides_of(st.box, st.order);
+  const core::FieldLayout data_fields = core::field_layout(bp, st.box, true);
+  const auto data_strides = core::strides_of(st.box, st.order, data_fields.unit);
   Box data_part = part;
   std::vector<int> stage_axes;
   for (const auto& op : st.ops) stage_axes.insert(stage_axes.end(), op.axes.begin(), op.axes.end());
@@ -89,30 +127,24 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
 
   // A stage without ops (every axis it holds is `none`) still has to take the caller's input
   // into its array when it is the first it runs: one copy (nothing when that array is the input).
-  const int threads = options.threads;
-  auto input_copy = [&](bool reads_real) {
+  // Only c2c stages can be without ops (an r2c plan's stage 0 holds the r2c axis).
+  auto input_copy = [&](bool forward_input) {
     OpRun c;
     c.from_input = true;
     const std::array<Index, 3> extent{part.extent(0), part.extent(1), part.extent(2)};
-    const auto src_strides = reads_real ? rstrides : strides;
-    const std::ptrdiff_t src_off = array_off, dst_off = array_off;
-    c.action = [=, p = bp.precision](const void* input, void* array, void*) {
-      if (input == array) return;
-      if (p == Precision::float64)
-        kernels::copy_box(reinterpret_cast<const std::complex<double>*>(static_cast<const char*>(input) + src_off),
-                          src_strides, reinterpret_cast<std::complex<double>*>(static_cast<char*>(array) + dst_off),
-                          strides, extent, 1.0, threads);
-      else
-        kernels::copy_box(reinterpret_cast<const std::complex<float>*>(static_cast<const char*>(input) + src_off),
-                          src_strides, reinterpret_cast<std::complex<float>*>(static_cast<char*>(array) + dst_off),
-                          strides, extent, 1.0f, threads);
-    };
+    const Side from = forward_input ? Side{0, real_off, rstrides, input_fields.stride}
+                                    : Side{0, user_off, user_strides, spectral_fields.stride};
+    const Side to{1, array_off, strides, array_fields.stride};
+    if (bp.precision == Precision::float64)
+      c.action = copy_action<std::complex<double>>(extent, from, to, fields, options.threads);
+    else
+      c.action = copy_action<std::complex<float>>(extent, from, to, fields, options.threads);
     return c;
   };
 
   std::vector<OpRun> runs;
   if (!backward) {
-    if (first_stage && st.ops.empty()) runs.push_back(input_copy(false));
+    if (first_stage && st.ops.empty()) runs.push_back(input_copy(true));
     std::vector<int> done;  // axes transformed (and truncated) so far in this stage
     for (std::size_t o = 0; o < st.ops.size(); ++o) {
       const core::FftOp& op = st.ops[o];
@@ -124,12 +156,16 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
       OpRun run;
       const bool reads_input = first_stage && o == 0;
       run.from_input = reads_input && !in_user_array;
-      const bool real_input = reads_input && op.real;
-      g.in_strides = real_input ? rstrides : strides;
+      // The user's input layout: read from the input, or (in place) the real view of the array.
+      const bool input_layout = run.from_input || (reads_input && op.real);
+      g.in_strides = input_layout ? rstrides : strides;
       g.transform = op.real ? backend::Transform::r2c : op.r2r() ? backend::Transform::r2r : backend::Transform::c2c_forward;
       g.r2r_kinds = op.kinds;
       g.in_place = !run.from_input;
-      run.in_offset = real_input ? real_off : array_off;
+      g.fields = fields;
+      g.in_field_stride = input_layout ? input_fields.stride : array_fields.stride;
+      g.out_field_stride = array_fields.stride;
+      run.in_offset = input_layout ? real_off : array_off;
       run.out_offset = array_off;
       run.batch = batch(g, run);
       runs.push_back(std::move(run));
@@ -142,9 +178,10 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
         others.erase(std::find(others.begin(), others.end(), a));
         OpRun t;
         t.to_output = into_output;
-        t.action = make_line_action(bp.precision, false, line_of(a), extents_with(others), strides, array_off,
-                                    into_output ? data_strides : strides, into_output ? data_off : array_off, 1,
-                                    into_output ? 2 : 1);
+        const Side to = into_output ? Side{2, data_off, data_strides, data_fields.stride}
+                                    : Side{1, array_off, strides, array_fields.stride};
+        t.action = make_line_action(bp.precision, false, line_of(a), extents_with(others),
+                                    Side{1, array_off, strides, array_fields.stride}, to, fields);
         runs.push_back(std::move(t));
       }
     }
@@ -160,7 +197,7 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
   if (last_stage && ops.empty()) {
-    runs.push_back(input_copy(false));
+    runs.push_back(input_copy(false));  // a c2c plan's backward input, the spectral side
     first_step = false;
   }
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
@@ -172,9 +209,10 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
         const bool from_input = reads_input && a == op.axes.front();
         OpRun p;
         p.from_input = from_input;
-        p.action = make_line_action(bp.precision, true, line_of(a), extents_with(pending),
-                                    from_input ? data_strides : strides, from_input ? data_off : array_off, strides,
-                                    array_off, from_input ? 0 : 1, 1);
+        const Side from = from_input ? Side{0, data_off, data_strides, data_fields.stride}
+                                     : Side{1, array_off, strides, array_fields.stride};
+        p.action = make_line_action(bp.precision, true, line_of(a), extents_with(pending), from,
+                                    Side{1, array_off, strides, array_fields.stride}, fields);
         runs.push_back(std::move(p));
       }
     } else {
@@ -184,20 +222,25 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
     g.extent = extents_with(pending);
     g.real_length = bp.shape[2];
     g.axes = op.axes;
+    g.fields = fields;
     OpRun run;
     if (op.real) {
       g.in_strides = strides, g.out_strides = rstrides;
+      g.in_field_stride = array_fields.stride, g.out_field_stride = input_fields.stride;
       g.transform = backend::Transform::c2r;
       g.in_place = in_user_array;  // the array is the output
       run.to_output = true;
       run.in_offset = array_off, run.out_offset = real_off;
     } else {
-      g.in_strides = g.out_strides = strides;
       g.transform = op.r2r() ? backend::Transform::r2r : backend::Transform::c2c_backward;
       for (AxisKind k : op.kinds) g.r2r_kinds.push_back(core::inverse_kind(k));
       run.from_input = reads_input && !bp.padded && !in_user_array;  // padded: the padding step read the input
       g.in_place = !run.from_input;
-      run.in_offset = run.out_offset = array_off;
+      // From the user's input (the spectral side in the user's layout) into the array.
+      g.in_strides = run.from_input ? user_strides : strides, g.out_strides = strides;
+      g.in_field_stride = run.from_input ? spectral_fields.stride : array_fields.stride;
+      g.out_field_stride = array_fields.stride;
+      run.in_offset = run.from_input ? user_off : array_off, run.out_offset = array_off;
     }
     run.batch = batch(g, run);
     runs.push_back(std::move(run));
