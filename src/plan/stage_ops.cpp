@@ -127,7 +127,8 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
 
   // A stage without ops (every axis it holds is `none`) still has to take the caller's input
   // into its array when it is the first it runs: one copy (nothing when that array is the input).
-  // Only c2c stages can be without ops (an r2c plan's stage 0 holds the r2c axis).
+  // The caller's input copied into the stage's array: forward_input (a c2c plan's first stage
+  // with nothing to transform; an r2c plan's always holds the r2c axis) or the spectral side.
   auto input_copy = [&](bool forward_input) {
     OpRun c;
     c.from_input = true;
@@ -196,8 +197,11 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
       ops.push_back(part);
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
-  if (last_stage && ops.empty()) {
-    runs.push_back(input_copy(false));  // a c2c plan's backward input, the spectral side
+  // The first step must take the caller's input into the array when it cannot read it itself:
+  // a stage with nothing to transform, or one whose first step is the c2r (the r2c axis alone;
+  // it would destroy the input).
+  if (last_stage && !in_user_array && !bp.padded && (ops.empty() || ops.back().real)) {
+    runs.push_back(input_copy(false));  // the spectral side, as the user holds it
     first_step = false;
   }
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) {

@@ -215,6 +215,7 @@ int main(int argc, char** argv) {
         {AxisKind::none, AxisKind::none, AxisKind::none},
         {AxisKind::dct2, AxisKind::dft, AxisKind::r2c},
         {AxisKind::dst2, AxisKind::none, AxisKind::r2c},
+        {AxisKind::none, AxisKind::none, AxisKind::r2c},  // the backward's first step is the c2r
     };
     for (Backend b : backends)
       for (bool in_place : {false, true})
