@@ -44,3 +44,17 @@ if ! "$VENV/bin/python" -c "import numpy, mpi4py, nanobind, scikit_build_core, m
   echo "install-deps: pip install ${PIP_PACKAGES[*]} into $VENV"
   "$VENV/bin/python" -m pip install -q "${PIP_PACKAGES[@]}"
 fi
+# fluidfft and the volfft plugin for it (plugins/fluidfft-volfft, tested by
+# tests/python/test_fluidfft_plugin.py). The plugin is pure Python and imports volfft only when
+# fluidfft loads it, so it installs before volfft is built; --no-deps leaves mpi4py as it is
+# (.venv-mpich's is built for MPICH). Installed again whenever its sources differ from the copy
+# in the environment.
+if ! "$VENV/bin/python" -c "import fluidfft" 2>/dev/null; then
+  echo "install-deps: pip install fluidfft into $VENV"
+  "$VENV/bin/python" -m pip install -q fluidfft
+fi
+plugin=$("$VENV/bin/python" -c "import os, fluidfft_volfft; print(os.path.dirname(fluidfft_volfft.__file__))" 2>/dev/null || true)
+if [ -z "$plugin" ] || ! diff -rq -x __pycache__ plugins/fluidfft-volfft/fluidfft_volfft "$plugin" >/dev/null 2>&1; then
+  echo "install-deps: pip install plugins/fluidfft-volfft (the fluidfft plugin) into $VENV"
+  "$VENV/bin/python" -m pip install -q --no-deps ./plugins/fluidfft-volfft
+fi

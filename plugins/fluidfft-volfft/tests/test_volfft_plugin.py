@@ -1,0 +1,159 @@
+"""fluidfft's own test classes for the volfft methods, plus checks of the values against numpy.
+
+fluidfft's tests (``complete_test_class_3d``/``complete_test_class_2d``) check round trips,
+energies, spectra, operators, gather and scatter, but energies do not see a wrong axis order;
+the ``Values`` tests compare every rank's spectrum with ``numpy.fft.rfftn`` of the same global
+field and differentiate through fluidfft's operators (its wavenumbers on volfft's layout).
+
+Run under MPI, every rank the same tests in the same order (they are collective):
+
+    mpirun -n 4 python -m mpi4py -m pytest plugins/fluidfft-volfft/tests -q -p no:cacheprovider
+    mpirun -n 4 python plugins/fluidfft-volfft/tests/run_fluidfft_tests.py
+"""
+from __future__ import annotations
+
+import unittest
+from math import pi
+
+import numpy as np
+from mpi4py import MPI
+
+from fluidfft import import_fft_class
+from fluidfft.fft2d.operators import OperatorsPseudoSpectral2D
+from fluidfft.fft2d.testing import complete_test_class_2d
+from fluidfft.fft3d.operators import OperatorsPseudoSpectral3D
+from fluidfft.fft3d.testing import complete_test_class_3d
+
+METHOD_3D = "fft3d.mpi_with_volfft"
+METHOD_2D = "fft2d.mpi_with_volfft"
+
+COMM = MPI.COMM_WORLD
+
+
+class TestsFluidfft3D(unittest.TestCase):
+    """fluidfft's 3-D test functions (filled in below)."""
+
+
+class TestsFluidfft2D(unittest.TestCase):
+    """fluidfft's 2-D test functions (filled in below)."""
+
+
+# (fluidfft's skip_if_import_error=True, the default, means: raise ImportError, not skip.)
+complete_test_class_3d(METHOD_3D, TestsFluidfft3D)
+complete_test_class_2d(METHOD_2D, TestsFluidfft2D)
+
+
+def _global_field(shape, seed):
+    # The same global field on every rank: each rank cuts its own block, no scatter needed.
+    return np.random.default_rng(seed).random(shape)
+
+
+def _local_block(op, field):
+    start = op.get_seq_indices_first_X()
+    return np.ascontiguousarray(field[tuple(slice(s, s + n) for s, n in zip(start, op.get_shapeX_loc()))])
+
+
+def _expected_spectrum(op, field):
+    """fluidfft's spectrum of ``field`` (numpy, normalised by 1/N), in fluidfft's spectral axis
+    order and cut to this rank's block."""
+    whole = np.fft.rfftn(field) / field.size
+    whole = whole.transpose(op.get_dimX_K())
+    start = op.get_seq_indices_first_K()
+    return whole[tuple(slice(s, s + n) for s, n in zip(start, op.get_shapeK_loc()))]
+
+
+def _fft3d_with_options(options):
+    base = import_fft_class(METHOD_3D)
+    return type("FFT3DMPIWithVolfftOptions", (base,), {"plan_options": options})
+
+
+class Values(unittest.TestCase):
+    """Spectra against numpy, layouts, and the no-copy hot path."""
+
+    def check_3d(self, cls, shape):
+        op = cls(*shape)
+        self.assertIn(op.get_dimX_K(), ((0, 1, 2), (1, 0, 2), (2, 1, 0), (1, 2, 0)))
+        field = _global_field(shape, seed=sum(shape))
+        local = _local_block(op, field)
+        expected = _expected_spectrum(op, field)
+        spectrum = op.fft(local)
+        self.assertEqual(spectrum.shape, op.get_shapeK_loc())
+        np.testing.assert_allclose(spectrum, expected, atol=1e-13)
+        np.testing.assert_allclose(op.ifft(spectrum), local, atol=1e-13)
+        # The *_as_arg path with fluidfft's C-contiguous arrays: nothing staged (no copy).
+        fieldK = op.create_arrayK(0.0)
+        fieldX = op.create_arrayX(0.0)
+        op.fft_as_arg(local, fieldK)
+        op.ifft_as_arg(fieldK, fieldX)
+        np.testing.assert_allclose(fieldK, expected, atol=1e-13)
+        np.testing.assert_allclose(fieldX, local, atol=1e-13)
+        self.assertEqual(op.plan.staging_bytes, 0)
+        # Whole arrays back and forth.
+        whole = op.gather_Xspace(local, root=0)
+        if COMM.rank == 0:
+            np.testing.assert_array_equal(whole, field)
+        np.testing.assert_array_equal(op.scatter_Xspace(whole, root=0), local)
+        np.testing.assert_array_equal(op.gather_Xspace(local, root=None), field)
+        return op
+
+    def test_3d_values_default(self):
+        for shape in ((4, 8, 12), (5, 3, 7), (6, 10, 9)):
+            with self.subTest(shape=shape):
+                self.check_3d(import_fft_class(METHOD_3D), shape)
+
+    def test_3d_values_pencils_p0_is_1(self):
+        # grid (1, P): volfft's transposed order is (0, 2, 1), which fluidfft's operators do not
+        # know; the class falls back to layout "natural" (C order).
+        op = self.check_3d(_fft3d_with_options({"grid": (1, COMM.size)}), (6, 8, 10))
+        if COMM.size > 1:
+            self.assertEqual(op.get_dimX_K(), (0, 1, 2))
+
+    @unittest.skipUnless(COMM.size == 4, "a 2 x 2 grid needs 4 ranks")
+    def test_3d_values_pencils_2x2(self):
+        op = self.check_3d(_fft3d_with_options({"grid": (2, 2), "engine": "alltoallv"}), (6, 8, 10))
+        self.assertEqual(op.plan.grid, (2, 2))
+        self.assertEqual(op.get_dimX_K(), (1, 2, 0))
+
+    def test_3d_derivatives_through_operators(self):
+        # d/dx, d/dy, d/dz of a field whose derivatives are known, through fluidfft's
+        # wavenumbers (op.Kx, op.Ky, op.Kz) on volfft's spectral layout.
+        nx, ny, nz = 12, 10, 8
+        lx, ly, lz = 2 * pi, 4 * pi, 3 * pi
+        op = OperatorsPseudoSpectral3D(nx, ny, nz, lx, ly, lz, fft=METHOD_3D)
+        X, Y, Z = op.get_XYZ_loc()
+        kx, ky, kz = 2 * pi / lx * 3, 2 * pi / ly * 2, 2 * pi / lz * 1
+        f = np.sin(kx * X) * np.cos(ky * Y) * np.sin(kz * Z)
+        f_fft = op.fft(np.ascontiguousarray(f))
+        for K, expected in ((op.Kx, kx * np.cos(kx * X) * np.cos(ky * Y) * np.sin(kz * Z)),
+                            (op.Ky, -ky * np.sin(kx * X) * np.sin(ky * Y) * np.sin(kz * Z)),
+                            (op.Kz, kz * np.sin(kx * X) * np.cos(ky * Y) * np.cos(kz * Z))):
+            np.testing.assert_allclose(op.ifft(1j * K * f_fft), expected, atol=1e-12)
+
+    def test_2d_values(self):
+        cls = import_fft_class(METHOD_2D)
+        for shape in ((16, 24), (11, 13), (24, 48)):
+            with self.subTest(shape=shape):
+                op = cls(*shape)
+                self.assertEqual(op.get_is_transposed(), COMM.size > 1)
+                field = _global_field(shape, seed=sum(shape))
+                local = _local_block(op, field)
+                expected = _expected_spectrum(op, field)
+                spectrum = op.create_arrayK(0.0)
+                op.fft_as_arg(local, spectrum)
+                np.testing.assert_allclose(spectrum, expected, atol=1e-13)
+                back = op.create_arrayX(0.0)
+                op.ifft_as_arg(spectrum, back)
+                np.testing.assert_allclose(back, local, atol=1e-13)
+                self.assertEqual(op.plan.staging_bytes, 0)
+                np.testing.assert_array_equal(op.gather_Xspace(local), field)
+
+    def test_2d_derivatives_through_operators(self):
+        nx, ny, lx, ly = 24, 16, 2 * pi, 3 * pi
+        op = OperatorsPseudoSpectral2D(nx, ny, lx, ly, fft=METHOD_2D)
+        kx, ky = 2 * pi / lx * 5, 2 * pi / ly * 3
+        f = np.sin(kx * op.XX) * np.cos(ky * op.YY)
+        f_fft = op.fft(np.ascontiguousarray(f))
+        np.testing.assert_allclose(op.ifft(1j * op.KX * f_fft),
+                                   kx * np.cos(kx * op.XX) * np.cos(ky * op.YY), atol=1e-12)
+        np.testing.assert_allclose(op.ifft(1j * op.KY * f_fft),
+                                   -ky * np.sin(kx * op.XX) * np.sin(ky * op.YY), atol=1e-12)
