@@ -17,6 +17,7 @@ namespace volfft {
 struct StageDescription {
   std::vector<int> axes;          ///< global axes transformed together (forward order)
   bool real = false;              ///< the r2c (forward) / c2r (backward) stage
+  std::vector<AxisKind> kinds;    ///< per axis of `axes`: dft, r2c or the r2r kind (Options::kinds)
   std::vector<int> memory_order;  ///< axes from slowest to fastest in this stage's memory
 };
 
@@ -44,6 +45,8 @@ struct PlanDescription {
   Engine engine = Engine::alltoallv;
   Layout layout = Layout::transposed;
   std::int64_t complex_bytes = 16;          ///< bytes of one complex element
+  int fields = 1;                           ///< Options::batch: messages carry every field
+  bool padded = false;                      ///< Options::spectral_shape: stages truncate
   std::vector<Box> input_boxes;             ///< per virtual rank (real elements for r2c)
   std::vector<Box> output_boxes;            ///< per virtual rank (complex elements)
   std::vector<int> input_order, output_order;  ///< axes, slowest to fastest in memory

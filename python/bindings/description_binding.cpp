@@ -61,6 +61,8 @@ nb::dict description_to_dict(const volfft::PlanDescription& d) {
   r["engine"] = std::string(volfft::to_string(d.engine));
   r["layout"] = std::string(volfft::to_string(d.layout));
   r["complex_bytes"] = d.complex_bytes;
+  r["fields"] = d.fields;
+  r["padded"] = d.padded;
   r["input_boxes"] = boxes_to_numpy(d.input_boxes);
   r["output_boxes"] = boxes_to_numpy(d.output_boxes);
   r["input_order"] = nb::cast(d.input_order);
@@ -70,6 +72,9 @@ nb::dict description_to_dict(const volfft::PlanDescription& d) {
     nb::dict stage;
     stage["axes"] = nb::cast(s.axes);
     stage["real"] = s.real;
+    nb::list kinds;
+    for (volfft::AxisKind k : s.kinds) kinds.append(std::string(volfft::to_string(k)));
+    stage["kinds"] = kinds;
     stage["memory_order"] = nb::cast(s.memory_order);
     stages.append(stage);
   }

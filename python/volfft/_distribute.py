@@ -46,10 +46,10 @@ def _check_root(comm: Any, root: Any) -> int:
 
 
 def _side(plan: "Plan", forward_output: bool) -> Tuple[Tuple[int, ...], Tuple[int, ...], np.dtype]:
-    """(global shape, memory order, dtype) of one side of the plan."""
-    if forward_output:
-        return plan.output_global_shape, plan.output_order, plan.output_dtype
-    return plan.shape, plan.input_order, plan.input_dtype
+    """(global shape, memory order, dtype) of one side of the plan's arrays (with the field axis
+    of a batched plan)."""
+    _, order, dtype, shape = plan._side(forward_output)
+    return shape, order, dtype
 
 
 def _block_shape(block: Tuple[slice, ...], order: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -64,7 +64,8 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
     ----------
     plan : volfft.Plan
     global_array : numpy.ndarray or None
-        On ``root``: the whole array, of shape ``plan.shape`` (``forward_output``: the output's
+        On ``root``: the whole array, of shape ``plan.shape`` (a batched plan: with its field
+        axis, ``(plan.batch, *plan.shape)`` or ``(*plan.shape, plan.batch)``; ``forward_output``: the output's
         global shape), with a dtype that casts to the plan's (same kind: no complex to real).
         Ignored on the other ranks (pass None).
     root : int
@@ -139,7 +140,8 @@ def gather(plan: "Plan", local_array: np.ndarray, root: int = 0,
     Returns
     -------
     numpy.ndarray or None
-        On ``root`` the global array in C order (shape ``plan.shape``, or for the forward
+        On ``root`` the global array in C order (shape ``plan.shape``, with the field axis of a
+        batched plan, or for the forward
         output of r2c the last axis ``n // 2 + 1``); None on the other ranks.
     """
     comm = plan.comm

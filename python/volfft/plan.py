@@ -457,8 +457,13 @@ class Plan:
         self._output_box = tuple(tuple(int(v) for v in side[:d]) for side in handle.output_box())
         self._input_order = tuple(handle.input_order())
         self._output_order = tuple(handle.output_order())
-        self._input_shape = self._extents(self._input_box)
-        self._output_shape = self._extents(self._output_box)
+        # Batched fields: the arrays carry one more axis, the field index, slowest (batch_layout
+        # "outer") or fastest ("inner"); the boxes and orders above stay those of one field.
+        self._batch = int(library_options.get("batch", 1))
+        inner = library_options.get("batch_layout", "outer") == "inner"
+        self._field_axis: Optional[int] = None if self._batch == 1 else (d if inner else 0)
+        self._input_shape = self._with_field(self._extents(self._input_box), self._batch)
+        self._output_shape = self._with_field(self._extents(self._output_box), self._batch)
         self._workspace_bytes = int(handle.workspace_bytes())
         self._in_place = bool(library_options.get("in_place", False))
         given_kinds = library_options.get("kinds") or ()
@@ -471,6 +476,14 @@ class Plan:
         _warn_if_threads_share_cores(int(library_options.get("threads", 1)))
 
     # ------------------------------------------------------------------ geometry
+    def _with_field(self, values: Tuple[int, ...], field: int) -> Tuple[int, ...]:
+        """``values`` (one per axis) with ``field`` inserted at the field axis (batched plans)."""
+        if self._field_axis is None:
+            return tuple(values)
+        values = list(values)
+        values.insert(self._field_axis, field)
+        return tuple(values)
+
     @staticmethod
     def _extents(box: Tuple[Tuple[int, ...], Tuple[int, ...]]) -> Tuple[int, ...]:
         lo, hi = box
@@ -593,6 +606,12 @@ class Plan:
         return self._workspace_bytes
 
     @property
+    def batch(self) -> int:
+        """Fields per array (``batch=``); above 1 the arrays have a field axis: the first
+        (``batch_layout="outer"``, shape ``(batch, ...)``) or the last (``"inner"``)."""
+        return self._batch
+
+    @property
     def kinds(self) -> Tuple[str, ...]:
         """The transform along each axis: ``"dft"``, ``"r2c"``, ``"dct1"``..``"dst4"`` or ``"none"``."""
         return self._kinds
@@ -635,7 +654,7 @@ class Plan:
             ``global_array[plan.local_slice()]`` is this rank's block (the local arrays are
             indexed the same way).
         """
-        lo, hi = self._output_box if forward_output else self._input_box
+        (lo, hi), _, _, _ = self._side(forward_output)
         return tuple(slice(a, b) for a, b in zip(lo, hi))
 
     def input_array(self) -> LocalArray:
@@ -665,7 +684,8 @@ class Plan:
         return LocalArray.over(memory, shape, box, order)
 
     def _in_place_memory_shape(self, forward_output: bool) -> Tuple[int, ...]:
-        """Shape of one side's memory in an in-place buffer (r2c input: padded rows)."""
+        """Shape of one side's memory in an in-place buffer (r2c input: padded rows; a batch's
+        fields outermost)."""
         box, order, _, _ = self._side(forward_output)
         shape = tuple(box[1][a] - box[0][a] for a in order)
         if not forward_output and self._kind == "r2c":
@@ -742,10 +762,18 @@ class Plan:
         return result
 
     def _side(self, forward_output: bool):
-        """(box, memory order, dtype, global shape) of the forward output or input."""
+        """(box, memory order, dtype, global shape) of the forward output's or input's arrays:
+        with the field axis of a batched plan (global index 0 .. batch - 1 on every rank)."""
         if forward_output:
-            return self._output_box, self._output_order, self._output_dtype, self.output_global_shape
-        return self._input_box, self._input_order, self._input_dtype, self._shape
+            box, order, dtype, shape = self._output_box, self._output_order, self._output_dtype, self.output_global_shape
+        else:
+            box, order, dtype, shape = self._input_box, self._input_order, self._input_dtype, self._shape
+        if self._field_axis is None:
+            return box, order, dtype, shape
+        f = self._field_axis
+        order = (0,) + tuple(a + 1 for a in order) if f == 0 else tuple(order) + (f,)
+        return ((self._with_field(box[0], 0), self._with_field(box[1], self._batch)), order, dtype,
+                self._with_field(shape, self._batch))
 
     def wavenumbers(self) -> Tuple[np.ndarray, ...]:
         """Integer frequencies of this rank's output, one array per global axis.
@@ -770,7 +798,7 @@ class Plan:
                 index = np.where(index < (n + 1) // 2, index, index - n)
             shape = [1] * self.ndim
             shape[axis] = index.size
-            waves.append(index.reshape(shape))
+            waves.append(index.reshape(self._with_field(tuple(shape), 1)))  # batched: broadcast over fields
         return tuple(waves)
 
     # ------------------------------------------------------------------ transforms

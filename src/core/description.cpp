@@ -23,6 +23,8 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
       d.engine = bp.engine;
       d.layout = bp.layout;
       d.complex_bytes = bp.complex_bytes;
+      d.fields = static_cast<int>(bp.fields);
+      d.padded = bp.padded;
       d.input_order = core::user_order(bp.stages.front().order, ndim);
       d.output_order = core::user_order(bp.stages.back().order, ndim);
       for (const auto& s : bp.stages) {
@@ -32,6 +34,9 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
             sd.axes = core::user_axes(part.axes, ndim);
             if (sd.axes.empty()) continue;  // the length-1 leading axis of a 2-D plan alone
             sd.real = part.real;
+            for (std::size_t q = 0; q < part.axes.size(); ++q)
+              if (core::user_axis(ndim, part.axes[q]) >= 0)
+                sd.kinds.push_back(part.r2r() ? part.kinds[q] : part.real && part.axes[q] == 2 ? AxisKind::r2c : AxisKind::dft);
             sd.memory_order = core::user_order(s.order, ndim);
             d.stages.push_back(sd);
           }
