@@ -79,10 +79,13 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
     for stage in raw["stages"]:
         kinds = list(stage.get("kinds", [])) or ["dft"] * len(stage["axes"])
         for axis, axis_kind in zip(stage["axes"], kinds):
-            exchange = pending.pop(completing.get(axis, ""), None)
-            if exchange is not None:
-                pack_bytes.append(held * element_bytes)
-                held = held + _net_received(exchange["messages"], nranks) // (element_bytes * fields)
+            # Every exchange that completes this axis or one before it in the forward order (a
+            # higher axis): an axis of kind "none" has no stage, but its exchange still happens.
+            for done_axis in sorted((a for a in completing if a >= axis), reverse=True):
+                exchange = pending.pop(completing[done_axis], None)
+                if exchange is not None:
+                    pack_bytes.append(held * element_bytes)
+                    held = held + _net_received(exchange["messages"], nranks) // (element_bytes * fields)
             length = shape[axis]
             real = bool(stage["real"]) and axis == last
             # A real stage reads n reals and writes n/2+1 complexes per line; lines = held/(n/2+1).
@@ -93,6 +96,12 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
                 "count_per_rank": (held // per_line if per_line else np.zeros_like(held)) * fields,
                 "kind": "r2c" if real else ("c2c" if axis_kind == "dft" else axis_kind),
             })
+    # Exchanges after the last transformed axis (the axes after it all "none").
+    for done_axis in sorted(completing, reverse=True):
+        exchange = pending.pop(completing[done_axis], None)
+        if exchange is not None:
+            pack_bytes.append(held * element_bytes)
+            held = held + _net_received(exchange["messages"], nranks) // (element_bytes * fields)
     if pending:
         raise RuntimeError(  # a core change this module does not know about: fail loudly
             f"volfft: cannot place exchanges {sorted(pending)} in the plan's stages")

@@ -94,6 +94,7 @@ def test_batch_in_place(comm):
 
 def test_descriptions_stay_consistent(comm):
     for options in ({"kinds": ("dct2", "none", "r2c")}, {"kinds": ("none", "dft", "r2c")},
+                    {"kinds": ("none", "none", "r2c"), "grid": GRIDS[-1]},
                     {"padding": 1.5}, {"batch": 2, "padding": 1.5}):
         with volfft.Plan(comm, (8, 6, 10), dtype=np.float64, kind="r2c", effort="estimate", **options) as plan:
             d = plan.describe()
