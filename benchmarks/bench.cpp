@@ -65,6 +65,8 @@ struct Args {
   bool scale = true;            // --no-scale: backward unscaled, like FFTW's (same work as the peers)
   bool in_place = false;        // --in-place: one array, forward(a, a) and backward(a, a)
   std::vector<AxisKind> kinds;  // --kinds: the transform per axis (Options::kinds)
+  int batch = 1;                // --batch K: K fields per call (Options::batch), timed against K single calls
+  BatchLayout batch_layout = BatchLayout::outer;
   std::string json;
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
   bool floor = false;           // --floor: phases against the node's copy bandwidth (floor.hpp)
@@ -86,6 +88,7 @@ std::string usage() {
          "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
          "       [--in-place] (one array for input and output: Options::in_place)\n"
          "       [--kinds K0,K1[,K2]] (per axis: dft, r2c, dct1-4, dst1-4, none; Options::kinds)\n"
+         "       [--batch K] [--batch-layout outer|inner] (K fields per call, also timed as K single-field calls)\n"
          "       [--threads N] [--backend fftw|ducc0|auto] [--ranks-per-node R] (engine node: pretend nodes)\n"
          "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n"
          "       [--floor] (each phase against the bytes it must move at the ranks' copy bandwidth)\n";
@@ -127,6 +130,8 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--json") a.json = value("--json");
     else if (s == "--no-scale") a.scale = false;
     else if (s == "--in-place") a.in_place = true;
+    else if (s == "--batch") a.batch = to_int("--batch", value("--batch"));
+    else if (s == "--batch-layout") a.batch_layout = parse_batch_layout(value("--batch-layout"));
     else if (s == "--kinds") {
       std::stringstream ks(value("--kinds"));
       std::string item;
@@ -237,6 +242,7 @@ struct RunResult {
   std::size_t workspace = 0;
   double forward_error = 0, roundtrip_error = 0;
   bool forward_checked = true;  // false with r2r or none kinds (round trip only)
+  std::vector<double> single_fwd, single_bwd;  // --batch K: K single-field calls per iteration
   DirectionResult fwd, bwd;
   struct Volume {
     std::string name;
@@ -260,6 +266,8 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   o.scale_backward = a.scale;
   o.in_place = a.in_place;
   o.kinds = a.kinds;
+  o.batch = a.batch;
+  o.batch_layout = a.batch_layout;
   o.threads = a.threads;
   o.backend = a.backend;
   o.ranks_per_node = a.ranks_per_node;
@@ -325,14 +333,22 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   if (real) in_r.assign(nin, 0), back_r.assign(a.in_place ? 1 : nin, 0);
   else in_c.assign(nin, C(0)), back_c.assign(a.in_place ? 1 : nin, C(0));
   C* out_data = a.in_place ? (real ? reinterpret_cast<C*>(in_r.data()) : in_c.data()) : out.data();
+  // Batched fields: field f of an element at offset `off` of one field's array.
+  const Index K = a.batch;
+  const bool inner = K > 1 && a.batch_layout == BatchLayout::inner;
+  const Index in_field = plan.input_count() / K, out_field = plan.output_count() / K;
+  auto in_at = [&](Index f, Index off) { return inner ? off * K + f : f * in_field + off; };
+  auto out_at = [&](Index f, Index off) { return inner ? off * K + f : f * out_field + off; };
   Real* back_r_data = a.in_place ? in_r.data() : back_r.data();
   C* back_c_data = a.in_place ? in_c.data() : back_c.data();
   for (Index x0 = ib.lo[0]; x0 < ib.hi[0]; ++x0)
     for (Index x1 = ib.lo[1]; x1 < ib.hi[1]; ++x1)
       for (Index x2 = (nd == 3 ? ib.lo[2] : 0); x2 < (nd == 3 ? ib.hi[2] : 1); ++x2) {
         const double p = phase_of(x0, x1, x2);
-        if (real) in_r[in_offset(x0, x1, x2)] = static_cast<Real>(std::cos(p));
-        else in_c[in_offset(x0, x1, x2)] = C(static_cast<Real>(std::cos(p)), static_cast<Real>(std::sin(p)));
+        for (Index f = 0; f < K; ++f) {  // every field the same wave
+          if (real) in_r[in_at(f, in_offset(x0, x1, x2))] = static_cast<Real>(std::cos(p));
+          else in_c[in_at(f, in_offset(x0, x1, x2))] = C(static_cast<Real>(std::cos(p)), static_cast<Real>(std::sin(p)));
+        }
       }
   const Array<Real> original_r = in_r;
   const Array<C> original_c = in_c;
@@ -359,7 +375,8 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
         const double expect = real ? 0.5 * N * ((plus ? 1 : 0) + (minus ? 1 : 0)) : (plus ? N : 0);
         Index off = 0;
         for (int d = 0; d < nd; ++d) off += (x[d] - ob.lo[d]) * ost[d];
-        err = std::max(err, std::abs(std::complex<double>(out_data[off]) - std::complex<double>(expect, 0)) / N);
+        for (Index f = 0; f < K; ++f)
+          err = std::max(err, std::abs(std::complex<double>(out_data[out_at(f, off)]) - std::complex<double>(expect, 0)) / N);
       }
   // A plane wave is a single spectral line under DFTs only: with r2r or none axes the forward
   // is not checked here (tests/mpi/test_r2r.cpp checks it against the defining sums), only the
@@ -377,11 +394,13 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   for (Index x0 = ib.lo[0]; x0 < ib.hi[0]; ++x0)  // the box's elements, not an in-place row's padding
     for (Index x1 = ib.lo[1]; x1 < ib.hi[1]; ++x1)
       for (Index x2 = (nd == 3 ? ib.lo[2] : 0); x2 < (nd == 3 ? ib.hi[2] : 1); ++x2) {
-        const Index k = in_offset(x0, x1, x2);
-        rt = std::max(rt, real ? std::abs(double(back_r_data[k]) * unscale - double(original_r[k]))
-                               : std::abs(std::complex<double>(back_c_data[k]) * unscale -
-                                          std::complex<double>(original_c[k])));
-        mx = std::max(mx, real ? std::abs(double(original_r[k])) : std::abs(std::complex<double>(original_c[k])));
+        for (Index f = 0; f < K; ++f) {
+          const Index k = in_at(f, in_offset(x0, x1, x2));
+          rt = std::max(rt, real ? std::abs(double(back_r_data[k]) * unscale - double(original_r[k]))
+                                 : std::abs(std::complex<double>(back_c_data[k]) * unscale -
+                                            std::complex<double>(original_c[k])));
+          mx = std::max(mx, real ? std::abs(double(original_r[k])) : std::abs(std::complex<double>(original_c[k])));
+        }
       }
   r.roundtrip_error = max_over(mx > 0 ? rt / mx : rt);
 
@@ -393,6 +412,29 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   }
   auto fwd = [&] { real ? plan.forward(in_r.data(), out_data) : plan.forward(in_c.data(), out_data); };
   auto bwd = [&] { real ? plan.backward(out_data, back_r_data) : plan.backward(out_data, back_c_data); };
+  // --batch K: the same options with one field, called K times, in the same iterations (so a
+  // slow minute of a shared machine hits both): what the batch saves over a loop of calls.
+  std::unique_ptr<Plan> single;
+  Array<Real> single_r;
+  Array<C> single_c, single_out;
+  if (K > 1) {
+    Options one = o;
+    one.batch = 1, one.batch_layout = BatchLayout::outer, one.tune = 0;
+    one.grid = plan.grid(), one.engine = plan.engine();
+    single = std::make_unique<Plan>(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, one);
+    const Index n1 = std::max<Index>({single->input_count(), 1,
+                                      a.in_place ? static_cast<Index>(single->in_place_bytes()) / in_element + 1 : 1});
+    if (real) single_r.assign(n1, Real(0.25));
+    else single_c.assign(n1, C(0.25));
+    single_out.assign(a.in_place ? 1 : std::max<Index>(single->output_count(), 1), C(0));
+  }
+  auto single_calls = [&](bool forward) {
+    C* o1 = a.in_place ? (real ? reinterpret_cast<C*>(single_r.data()) : single_c.data()) : single_out.data();
+    for (Index f = 0; f < K; ++f) {
+      if (forward) real ? single->forward(single_r.data(), o1) : single->forward(single_c.data(), o1);
+      else real ? single->backward(o1, single_r.data()) : single->backward(o1, single_c.data());
+    }
+  };
   for (int it = -a.warmup; it < a.iters; ++it) {
     MPI_Barrier(MPI_COMM_WORLD);
     double s = MPI_Wtime();
@@ -404,6 +446,17 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     bwd();
     const double tb = max_over(MPI_Wtime() - s);
     const auto pb = plan.timings_max(Direction::backward);
+    if (single) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      s = MPI_Wtime();
+      single_calls(true);
+      const double sf = max_over(MPI_Wtime() - s);
+      MPI_Barrier(MPI_COMM_WORLD);
+      s = MPI_Wtime();
+      single_calls(false);
+      const double sb = max_over(MPI_Wtime() - s);
+      if (it >= 0) r.single_fwd.push_back(sf), r.single_bwd.push_back(sb);
+    }
     if (it < 0) continue;
     r.fwd.times.push_back(tf), r.bwd.times.push_back(tb);
     for (auto* pair : {&r.fwd, &r.bwd}) {
@@ -582,6 +635,13 @@ int main(int argc, char** argv) {
                                         .c_str());
       print_direction("forward", b.fwd, gflop);
       print_direction("backward", b.bwd, gflop);
+      if (!b.single_fwd.empty()) {
+        const double batched = median(b.fwd.times) + median(b.bwd.times);
+        const double singles = median(b.single_fwd) + median(b.single_bwd);
+        std::printf("  %d single-field calls (same options, same iterations): forward %.3f ms, backward %.3f ms\n"
+                    "  ratio batch/%d calls: %.3f (forward + backward medians; below 1: the batch is faster)\n",
+                    a.batch, median(b.single_fwd) * 1e3, median(b.single_bwd) * 1e3, a.batch, batched / singles);
+      }
     }
     // The floor (collective: every rank copies at once, as in the transform's phases).
     double bandwidth = 0;
@@ -645,7 +705,8 @@ int main(int argc, char** argv) {
          << to_string(b.engine) << "\", \"planes\": " << b.planes << ", \"layout\": \"" << to_string(a.layout) << "\", \"effort\": \"" << to_string(a.effort)
          << "\", \"threads\": " << a.threads << ", \"backend\": \"" << to_string(a.backend)
          << "\", \"iters\": " << a.iters << ", \"scale_backward\": " << (a.scale ? "true" : "false")
-         << ", \"in_place\": " << (a.in_place ? "true" : "false") << "},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
+         << ", \"in_place\": " << (a.in_place ? "true" : "false") << ", \"batch\": " << a.batch
+         << ", \"batch_layout\": \"" << to_string(a.batch_layout) << "\"},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
          << ", \"peak_rss_bytes\": " << rss << ",\n \"verify\": {\"forward_max_error\": " << b.forward_error
          << ", \"roundtrip_max_error\": " << b.roundtrip_error << ", \"ok\": " << (ok ? "true" : "false") << "},\n \"exchanges\": [";
       for (std::size_t k = 0; k < b.exchanges.size(); ++k)
@@ -655,6 +716,9 @@ int main(int argc, char** argv) {
       json_direction(js, b.fwd, gflop);
       js << ",\n \"backward\": ";
       json_direction(js, b.bwd, gflop);
+      if (!b.single_fwd.empty())
+        js << ",\n \"batch_single\": {\"calls\": " << a.batch << ", \"forward_median_ms\": " << median(b.single_fwd) * 1e3
+           << ", \"backward_median_ms\": " << median(b.single_bwd) * 1e3 << "}";
       js << ",\n \"candidates\": [";
       for (std::size_t k = 0; k < results.size(); ++k)
         js << (k ? ", " : "") << "{\"grid\": [" << results[k].grid[0] << ", " << results[k].grid[1] << "], \"engine\": \""

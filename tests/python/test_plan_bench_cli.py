@@ -257,3 +257,27 @@ def test_fftw_mpi_peer_runs_in_every_mode_and_the_fastest_is_compared(tmp_path):
     # may order differently here).
     assert totals[peer["mode"]] <= min(totals.values()) * (1 + 1e-5) + 1e-9
     assert "<- fastest" in result.stdout and "(its fastest mode)" in result.stdout
+
+
+@pytest.mark.skipif(MPIRUN is None or _built_driver() is None,
+                    reason="needs mpirun and a built volfft-bench")
+@pytest.mark.parametrize("extra", [["--batch", "3"], ["--batch", "2", "--batch-layout", "inner"],
+                                   ["--batch", "2", "--in-place"], ["--in-place"],
+                                   ["--kinds", "dct2,dft,r2c"]], ids=" ".join)
+def test_batch_in_place_and_kinds_are_verified(tmp_path, extra):
+    """--batch/--in-place/--kinds plans pass the bench's own checks; --batch also times K
+    single-field calls in the same iterations and reports the ratio."""
+    out = tmp_path / "b.json"
+    command, env = _launch.launch(2, [_built_driver(), "r2c", "double", "12", "10", "8", "--iters", "2",
+                                      "--effort", "estimate", "--json", str(out), *extra], MPIRUN)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(out.read_text())
+    assert report["verify"]["ok"]
+    batch = int(extra[extra.index("--batch") + 1]) if "--batch" in extra else 1
+    assert report["config"]["batch"] == batch and report["config"]["in_place"] == ("--in-place" in extra)
+    if batch > 1:
+        assert report["batch_single"]["calls"] == batch
+        assert re.search(r"ratio batch/\d calls: [0-9.]+", result.stdout)
+    else:
+        assert "batch_single" not in report
