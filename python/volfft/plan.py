@@ -702,19 +702,29 @@ class Plan:
             memory = memory[..., :box[1][-1] - box[0][-1]]  # the data, without the row padding
         return LocalArray.over(memory, shape, box, order)
 
-    def _in_place_buffer(self, name: str, array: Any, forward_output: bool) -> np.ndarray:
-        """The in-place buffer (1-D uint8 of in_place_bytes) that ``array`` is the view of."""
-        box, order, dtype, _ = self._side(forward_output)
+    def _check_array(self, name: str, array: Any, forward_output: bool) -> None:
+        """Type, dtype and local shape of a caller's array for one side (TypeError/VolfftError)."""
+        _, _, dtype, _ = self._side(forward_output)
         shape = self._output_shape if forward_output else self._input_shape
         side = "output" if forward_output else "input"
         if not isinstance(array, np.ndarray):
             raise TypeError(f"{name}: expected a numpy.ndarray, got {type(array).__name__}")
         if array.dtype != dtype:
-            raise TypeError(f"{name}: expected dtype {dtype} (a {self._kind} plan in {self._precision} "
-                            f"precision), got {array.dtype}")
+            raise TypeError(
+                f"{name}: expected dtype {dtype} (a {self._kind} plan in {self._precision} "
+                f"precision), got {array.dtype}"
+            )
         if array.shape != shape:
-            raise VolfftError(f"{name}: expected this rank's block of the forward {side}, shape {shape} in "
-                              f"global axes (plan.{side}_shape), got {array.shape}")
+            raise VolfftError(
+                f"{name}: expected this rank's block of the forward {side}, shape {shape} in "
+                f"global axes (plan.{side}_shape), got {array.shape}"
+            )
+
+    def _in_place_buffer(self, name: str, array: Any, forward_output: bool) -> np.ndarray:
+        """The in-place buffer (1-D uint8 of in_place_bytes) that ``array`` is the view of."""
+        self._check_array(name, array, forward_output)
+        _, order, dtype, _ = self._side(forward_output)
+        side = "output" if forward_output else "input"
         # The strides of the plan's view, in global axes: C order over the memory shape.
         memory_shape = self._in_place_memory_shape(forward_output)
         memory_strides = [dtype.itemsize] * len(memory_shape)
@@ -819,21 +829,9 @@ class Plan:
         on first need and reused; ``"new"`` into a new array. Anything else is refused with what
         was expected.
         """
-        box, order, dtype, _ = self._side(forward_output)
-        shape = self._output_shape if forward_output else self._input_shape
+        self._check_array(name, array, forward_output)
+        _, order, _, _ = self._side(forward_output)
         side = "output" if forward_output else "input"
-        if not isinstance(array, np.ndarray):
-            raise TypeError(f"{name}: expected a numpy.ndarray, got {type(array).__name__}")
-        if array.dtype != dtype:
-            raise TypeError(
-                f"{name}: expected dtype {dtype} (a {self._kind} plan in {self._precision} "
-                f"precision), got {array.dtype}"
-            )
-        if array.shape != shape:
-            raise VolfftError(
-                f"{name}: expected this rank's block of the forward {side}, shape {shape} in "
-                f"global axes (plan.{side}_shape), got {array.shape}"
-            )
         memory = array.transpose(order)
         if not memory.flags.c_contiguous and staging == "new":
             return np.ascontiguousarray(memory)

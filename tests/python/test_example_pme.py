@@ -2,50 +2,29 @@
 it and in-process (one rank; mpi4py's COMM_WORLD is then a singleton)."""
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from volfft import _launch
+from example_runs import MPIRUN, load_example, run_example  # tests/python/example_runs.py
 from volfft._native import native
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXAMPLE = os.path.join(ROOT, "docs", "examples", "pme.py")
 
 try:
     native()
 except ImportError as error:
     pytest.skip(f"volfft extension not built ({error})", allow_module_level=True)
-MPIRUN = shutil.which("mpirun")
-
-
-def clean_environment(flavour):
-    # Variables an MPI singleton may have set in this process would confuse a new mpirun.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_", "MPI_LOCAL"))}
-    return _launch.launch_environment(flavour, env)
 
 
 @pytest.fixture
 def pme():
     """The example as a module, loaded afresh per test (a test may patch it)."""
-    spec = importlib.util.spec_from_file_location("pme_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("pme.py", "pme_example")
 
 
 @pytest.fixture(scope="module")
 def one_rank_madelung():
-    spec = importlib.util.spec_from_file_location("pme_example_reference", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_example("pme.py", "pme_example_reference")
     from mpi4py import MPI
     return module.madelung_pme(MPI.COMM_WORLD)
 
@@ -53,11 +32,7 @@ def one_rank_madelung():
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
 @pytest.mark.parametrize("nprocs", [1, 2, 3])
 def test_pme_example_under_mpirun(nprocs, one_rank_madelung):
-    flavour = _launch.mpi_flavour(MPIRUN)
-    command = _launch.launch_command(nprocs, [sys.executable, EXAMPLE, "--n", "32"],
-                                     MPIRUN, flavour)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120,
-                            env=clean_environment(flavour), cwd=ROOT)
+    result = run_example("pme.py", nprocs, ["--n", "32"], timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"ranks={nprocs}" in result.stdout and "(ok)" in result.stdout, result.stdout
     pme = float(re.search(r"PME\s+([0-9.]+)", result.stdout).group(1))

@@ -3,48 +3,22 @@ and in-process at one rank (mpi4py's COMM_WORLD is then a singleton): the Neuman
 solves are exact to rounding, and the transform that does not match the walls is not."""
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import shutil
-import subprocess
-import sys
 
 import pytest
 
-from volfft import _launch
+from example_runs import MPIRUN, load_example, run_example  # tests/python/example_runs.py
 from volfft._native import native
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXAMPLE = os.path.join(ROOT, "docs", "examples", "poisson_walls.py")
 
 try:
     native()
 except ImportError as error:
     pytest.skip(f"volfft extension not built ({error})", allow_module_level=True)
-MPIRUN = shutil.which("mpirun")
-
-
-def clean_environment(flavour):
-    # Variables an MPI singleton may have set in this process would confuse a new mpirun.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_", "MPI_LOCAL"))}
-    return _launch.launch_environment(flavour, env)
-
-
-def run_example(nprocs, extra):
-    flavour = _launch.mpi_flavour(MPIRUN)
-    command = _launch.launch_command(nprocs, [sys.executable, EXAMPLE] + extra, MPIRUN, flavour)
-    return subprocess.run(command, capture_output=True, text=True, timeout=180,
-                          env=clean_environment(flavour), cwd=ROOT)
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("poisson_walls_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("poisson_walls.py", "poisson_walls_example")
 
 
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
@@ -55,7 +29,7 @@ def example():
     (3, ["--n", "20", "18", "16", "--grid", "1x3", "--walls", "dirichlet"]),
 ])
 def test_poisson_walls_example_under_mpirun(nprocs, extra):
-    result = run_example(nprocs, extra)
+    result = run_example("poisson_walls.py", nprocs, extra)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"ranks={nprocs}" in result.stdout and "(ok)" in result.stdout, result.stdout
     error = float(re.search(r"max error=(\S+)", result.stdout).group(1))
@@ -64,7 +38,7 @@ def test_poisson_walls_example_under_mpirun(nprocs, extra):
 
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
 def test_poisson_walls_example_fails_above_its_tolerance():
-    result = run_example(1, ["--n", "8", "6", "7", "--tolerance", "1e-30"])
+    result = run_example("poisson_walls.py", 1, ["--n", "8", "6", "7", "--tolerance", "1e-30"])
     assert result.returncode != 0 and "(FAILED)" in result.stdout, result.stdout + result.stderr
 
 

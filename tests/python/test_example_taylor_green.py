@@ -3,48 +3,26 @@ van Rees et al. (2011), under mpirun as a user runs it and in-process (one rank;
 COMM_WORLD is then a singleton). 32^3 to t = 1: a few seconds per run."""
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from volfft import _launch
+from example_runs import MPIRUN, load_example, run_example  # tests/python/example_runs.py
 from volfft._native import native
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXAMPLE = os.path.join(ROOT, "docs", "examples", "taylor_green.py")
-RUN = ["--n", "32", "--t-end", "1", "--check"]
 
 try:
     native()
 except ImportError as error:
     pytest.skip(f"volfft extension not built ({error})", allow_module_level=True)
-MPIRUN = shutil.which("mpirun")
 
-
-def clean_environment(flavour):
-    # Variables an MPI singleton may have set in this process would confuse a new mpirun.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_", "MPI_LOCAL"))}
-    return _launch.launch_environment(flavour, env)
-
-
-def load_example(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+RUN = ["--n", "32", "--t-end", "1", "--check"]
 
 
 @pytest.fixture
 def tgv():
     """The example as a module, loaded afresh per test."""
-    return load_example("taylor_green_example")
+    return load_example("taylor_green.py", "taylor_green_example")
 
 
 @pytest.fixture(scope="module")
@@ -52,17 +30,14 @@ def one_rank_run():
     """The 32^3 run to t = 1 in this process: (module, result)."""
     from mpi4py import MPI
 
-    module = load_example("taylor_green_example_reference")
+    module = load_example("taylor_green.py", "taylor_green_example_reference")
     return module, module.simulate(MPI.COMM_WORLD, n=32, t_end=1.0)
 
 
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
 @pytest.mark.parametrize("nprocs", [1, 2])
 def test_taylor_green_example_under_mpirun(nprocs, one_rank_run):
-    flavour = _launch.mpi_flavour(MPIRUN)
-    command = _launch.launch_command(nprocs, [sys.executable, EXAMPLE] + RUN, MPIRUN, flavour)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=180,
-                            env=clean_environment(flavour), cwd=ROOT)
+    result = run_example("taylor_green.py", nprocs, RUN)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"ranks={nprocs}" in result.stdout and "(ok)" in result.stdout, result.stdout
     worst = float(re.search(r"max relative difference ([0-9.e+-]+)", result.stdout).group(1))
