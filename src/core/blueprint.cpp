@@ -200,17 +200,17 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   } else {
     merge(b);
   }
-  // Axis 0 not transformed (kinds[0] none): the column exchange would only move the data to
-  // x-pencils, so there is none, and the output stays where the previous stage left it.
+  // Trailing axes not transformed (kind none): an exchange that would only bring such an axis
+  // whole is left out, and the output stays where the previous stage left it. Axis 0 first
+  // (the column exchange), then axis 1 (the row exchange) when nothing follows it.
   const bool column = p0 > 1 && !c.ops.empty();
-  if (column) {
-    bp.stages.push_back(c);
-  } else {
-    if (p0 == 1) merge(c);
-    // The stage that ends the pipeline holds the output: natural layout wants C order. Stage A
-    // is in C order already (it is the input layout).
-    if (bp.stages.size() > 1 && bp.layout == Layout::natural) bp.stages.back().order = kNatural;
-  }
+  if (column) bp.stages.push_back(c);
+  if (!column && p0 == 1) merge(c);
+  const bool row = p1 > 1 && !(column == false && bp.stages.back().ops.empty() && bp.stages.size() > 1);
+  if (p1 > 1 && !row) bp.stages.pop_back();  // stage B, which transforms nothing
+  // The stage that ends the pipeline holds the output: natural layout wants C order. Stage A
+  // is in C order already (it is the input layout).
+  if (!column && bp.stages.size() > 1 && bp.layout == Layout::natural) bp.stages.back().order = kNatural;
 
   // Exchange geometry.
   auto add_exchange = [&](const char* name, bool row) {
@@ -255,7 +255,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
                   " elements, more than MPI's int counts allow; use more ranks or a smaller batch");
     bp.exchanges.push_back(std::move(ex));
   };
-  if (p1 > 1) add_exchange("row", true);
+  if (row) add_exchange("row", true);
   if (column) add_exchange("column", false);
 
   // Buffers: every stage array and every padded all-to-all area must fit; how many the program

@@ -205,6 +205,24 @@ int main(int argc, char** argv) {
                     kinds_text(kinds) << " grid " << g[0] << "x" << g[1] << ": " << d.exchanges.size() << " exchanges");
           for (const auto& e : d.exchanges) CHECK(e.name == "row");
         }
+    // Nothing transformed after the first stage: no exchange at all (3-D on every grid, 2-D).
+    for (const auto& g : grids) {
+      Options o;
+      o.grid = g, o.effort = Effort::estimate;
+      const std::vector<AxisKind> kinds{AxisKind::none, AxisKind::none, AxisKind::dct2};
+      run({6, 7, 5}, kinds, o, "grid " + std::to_string(g[0]) + "x" + std::to_string(g[1]));
+      o.kinds = kinds;
+      CHECK_MSG(describe(size, {6, 7, 5}, Kind::c2c, Precision::float64, o).exchanges.empty(),
+                "(none,none,dct2) grid " << g[0] << "x" << g[1] << " exchanges");
+    }
+    {
+      Options o;
+      o.effort = Effort::estimate;
+      run({9, 8}, {AxisKind::none, AxisKind::dft}, o, "2-D");
+      o.kinds = {AxisKind::none, AxisKind::r2c};
+      CHECK(describe(size, {9, 8}, Kind::r2c, Precision::float64, o).exchanges.empty());
+      run({9, 8}, o.kinds, o, "2-D");
+    }
     // All-r2r, mixed kinds and none axes; r2c with r2r axes (the channel-flow case); 2-D; each
     // backend, in place and not, engines alltoallv and node.
     const std::vector<std::vector<AxisKind>> mixes3 = {
