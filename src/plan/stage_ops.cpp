@@ -12,7 +12,6 @@ using core::Index;
 
 namespace {
 
-// A truncation or padding step as an action on (input, array, output).
 // One side of a copy: the input, the stage's array or the output, where the part starts (bytes)
 // and how its elements and fields lie.
 struct Side {
@@ -125,10 +124,9 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
                                at(g.in_place ? plan_in : plan_out, run.out_offset), user);
   };
 
-  // A stage without ops (every axis it holds is `none`) still has to take the caller's input
-  // into its array when it is the first it runs: one copy (nothing when that array is the input).
-  // The caller's input copied into the stage's array: forward_input (a c2c plan's first stage
-  // with nothing to transform; an r2c plan's always holds the r2c axis) or the spectral side.
+  // The caller's input copied into the stage's array, for a first step that cannot read it
+  // itself (nothing when the array is the input): forward_input (a c2c plan's first stage with
+  // every axis `none`; an r2c plan's always holds the r2c axis) or the spectral side (backward).
   auto input_copy = [&](bool forward_input) {
     OpRun c;
     c.from_input = true;
