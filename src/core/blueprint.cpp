@@ -206,7 +206,8 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   const bool column = p0 > 1 && !c.ops.empty();
   if (column) bp.stages.push_back(c);
   if (!column && p0 == 1) merge(c);
-  const bool row = p1 > 1 && !(column == false && bp.stages.back().ops.empty() && bp.stages.size() > 1);
+  // With p1 > 1 stage B is the last one here unless C follows it.
+  const bool row = p1 > 1 && (column || !bp.stages.back().ops.empty());
   if (p1 > 1 && !row) bp.stages.pop_back();  // stage B, which transforms nothing
   // The stage that ends the pipeline holds the output: natural layout wants C order. Stage A
   // is in C order already (it is the input layout).
