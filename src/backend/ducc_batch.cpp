@@ -44,18 +44,9 @@ class DuccBatch final : public FftBatch {
     r2r_out_strides_.push_back(1);
   }
 
-  // ducc0 takes 3-D views: the fields of a batch are one call each.
   void execute(const void* in, void* out) const override {
     if (empty_) return;
-    const std::size_t in_bytes = g_.transform == Transform::r2c ? sizeof(Real) : sizeof(Complex);
-    const std::size_t out_bytes = g_.transform == Transform::c2r ? sizeof(Real) : sizeof(Complex);
-    for (Index f = 0; f < g_.fields; ++f)
-      execute_one(static_cast<const char*>(in) + f * g_.in_field_stride * in_bytes,
-                  static_cast<char*>(g_.in_place ? const_cast<void*>(in) : out) + f * g_.out_field_stride * out_bytes);
-  }
-
- private:
-  void execute_one(const void* in, void* o) const {
+    void* o = g_.in_place ? const_cast<void*>(in) : out;
     switch (g_.transform) {
       case Transform::c2c_forward:
       case Transform::c2c_backward: {
@@ -97,6 +88,7 @@ class DuccBatch final : public FftBatch {
     }
   }
 
+ private:
   static int kind_type(AxisKind k) {
     switch (k) {
       case AxisKind::dct1: case AxisKind::dst1: return 1;

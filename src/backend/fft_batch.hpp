@@ -30,8 +30,6 @@ struct BatchGeometry {
   Transform transform = Transform::c2c_forward;
   std::vector<AxisKind> r2r_kinds;  ///< r2r: the kind along each of `axes`, in that order
   bool in_place = false;
-  /// Batched fields: `fields` copies of the array, field f at f * `*_field_stride` elements.
-  Index fields = 1, in_field_stride = 0, out_field_stride = 0;
 };
 
 /// One planned batch. execute() may be given arrays other than those used for planning; when

@@ -171,7 +171,6 @@ class FftwBatch final : public FftBatch {
       loops.push_back(fftw_iodim64{g.extent[a], unit * g.in_strides[a], unit * g.out_strides[a]});
     }
     if (g.transform == Transform::r2r) loops.push_back(fftw_iodim64{2, 1, 1});
-    if (g.fields > 1) loops.push_back(fftw_iodim64{g.fields, unit * g.in_field_stride, unit * g.out_field_stride});
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
     const unsigned flags = effort_flags(effort);

@@ -267,7 +267,9 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   if (engine.padded_blocks)
     for (const auto& ex : bp.exchanges)
       capacity = std::max(capacity, ex.max_block * static_cast<Index>(ex.members.size()));
-  bp.buffer_elements = capacity * bp.fields;
+  // Exchanges carry every field at once, so their arrays hold them all; without exchanges the
+  // fields go through the buffers one at a time (field_layout).
+  bp.buffer_elements = bp.exchanges.empty() ? capacity : capacity * bp.fields;
   const std::size_t exchanges = bp.exchanges.size();
   // Forward: stage arrays (all but the last, which is the user's output) + one send area.
   // Backward r2c additionally needs a complex array before the final c2r transform.

@@ -105,13 +105,16 @@ struct Blueprint {
 
 /// Where the fields of a batched plan lie in an array holding `box` in some memory order: its
 /// element strides are strides_of(box, order) times `unit`, and field f starts at f * `stride`
-/// elements. The plan's buffers keep the fields outermost (unit 1, stride box.size()); the
-/// user's arrays follow Options::batch_layout (inner: unit `count`, stride 1).
+/// elements. The plan's buffers keep the fields outermost (unit 1, stride box.size()), or, in a
+/// plan without exchanges, hold one field at a time (stride 0: the fields run one after another
+/// through the same buffer, which stays in cache); the user's arrays follow
+/// Options::batch_layout (inner: unit `count`, stride 1).
 struct FieldLayout {
   Index count = 1, unit = 1, stride = 0;
 };
 inline FieldLayout field_layout(const Blueprint& bp, const Box& box, bool user_array) {
   if (user_array && bp.fields_inner) return FieldLayout{bp.fields, bp.fields, 1};
+  if (!user_array && bp.exchanges.empty()) return FieldLayout{bp.fields, 1, 0};
   return FieldLayout{bp.fields, 1, box.size()};
 }
 /// strides_of(box, order), each times `unit` (an interleaved batch's element strides).

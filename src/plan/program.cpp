@@ -64,8 +64,8 @@ std::vector<exchange::Setup> exchange_setups(const core::Blueprint& bp, const Op
 
 struct Program::Position {
   std::size_t stage = 0;
-  std::vector<std::vector<OpRun>> ops;          // per chunk of the exchange after it
-  std::vector<std::vector<OpRun>> arrival_ops;  // the next stage's, per chunk, run by the exchange
+  std::vector<StageOps> ops;          // per chunk of the exchange after it
+  std::vector<StageOps> arrival_ops;  // the next stage's, per chunk, run by the exchange
   bool ops_done_by_previous = false;            // transformed per chunk on arrival
   std::unique_ptr<exchange::Exchange> exchange;  // to the next position
   std::size_t fft_phase = 0, pack_phase = 0, exchange_phase = 0, unpack_phase = 0, hidden_phase = SIZE_MAX;
@@ -78,10 +78,10 @@ class Program::Work final : public exchange::StageWork {
     position_ = p, in_ = in, out_ = out, source_ = source_array, destination_ = destination_array;
   }
   void source(int chunk) override {
-    for (const OpRun& op : position_->ops[static_cast<std::size_t>(chunk)]) op.run(in_, source_, out_);
+    position_->ops[static_cast<std::size_t>(chunk)].run(in_, source_, out_);
   }
   void destination(int chunk) override {
-    for (const OpRun& op : position_->arrival_ops[static_cast<std::size_t>(chunk)]) op.run(nullptr, destination_, out_);
+    position_->arrival_ops[static_cast<std::size_t>(chunk)].run(nullptr, destination_, out_);
   }
 
  private:
@@ -157,9 +157,27 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
     }
     positions_.push_back(std::move(pos));
   }
-  // The output's scale rides on the first exchange's copies when it has any; else one pass.
+  // The output's scale rides on the first exchange's copies when it has any. Without exchanges a
+  // batch's fields are scaled one by one as each is finished, while it is in cache (fields outer:
+  // each field's output is one block); else one pass at the end.
   scale_in_exchange_ = scale != 1.0 && E > 0 && positions_[0].exchange->scales();
-  if (scale != 1.0 && !scale_in_exchange_) scale_phase_ = add_phase("scale");
+  const bool scale_per_field = scale != 1.0 && E == 0 && bp.fields > 1 && !bp.fields_inner;
+  if (scale_per_field) {
+    const Index values = bp.input_count() / bp.fields * (bp.kind == Kind::c2c ? 2 : 1);  // reals of one field
+    OpRun pass;
+    pass.to_output = true;
+    const int threads = threads_;
+    if (bp.precision == Precision::float64)
+      pass.action = [values, scale, threads](const void*, void*, void* output) {
+        kernels::scale_array(static_cast<double*>(output), values, scale, threads);
+      };
+    else
+      pass.action = [values, scale, threads](const void*, void*, void* output) {
+        kernels::scale_array(static_cast<float*>(output), values, static_cast<float>(scale), threads);
+      };
+    positions_[0].ops[0].ops.push_back(std::move(pass));
+  }
+  if (scale != 1.0 && !scale_in_exchange_ && !scale_per_field) scale_phase_ = add_phase("scale");
 }
 
 Program::~Program() = default;
@@ -215,7 +233,7 @@ void Program::continue_from(std::size_t from) {
       record(q, t);
     } else if (!pos.ops_done_by_previous) {
       const double t0 = mpi::now();
-      for (const OpRun& op : pos.ops[0]) op.run(in_, here, out_);
+      pos.ops[0].run(in_, here, out_);
       phases_[pos.fft_phase].seconds = mpi::now() - t0;
     }
   }

@@ -13,61 +13,54 @@ using core::Index;
 namespace {
 
 // One side of a copy: the input, the stage's array or the output, where the part starts (bytes)
-// and how its elements and fields lie.
+// and how its elements lie.
 struct Side {
   int is = 1;  // 0 input, 1 array, 2 output
   std::ptrdiff_t offset = 0;
   std::array<Index, 3> strides{};
-  Index field_stride = 0;  // elements
 };
 
 const char* base_of(const Side& s, const void* input, const void* array, const void* output) {
   return static_cast<const char*>(s.is == 0 ? input : s.is == 1 ? array : output);
 }
 
-// A truncation or padding step (every field) as an action on (input, array, output).
+// A truncation or padding step as an action on (input, array, output).
 template <class T>
 std::function<void(const void*, void*, void*)> line_action(bool pad, kernels::LineSpec line, std::array<Index, 3> extent,
-                                                           Side from, Side to, Index fields) {
+                                                           Side from, Side to) {
   return [=](const void* input, void* array, void* output) {
-    for (Index f = 0; f < fields; ++f) {
-      const T* src = reinterpret_cast<const T*>(base_of(from, input, array, output) + from.offset) + f * from.field_stride;
-      T* dst = reinterpret_cast<T*>(const_cast<char*>(base_of(to, input, array, output)) + to.offset) + f * to.field_stride;
-      if (pad)
-        kernels::pad_lines(src, from.strides, dst, to.strides, extent, line);
-      else
-        kernels::truncate_lines(src, from.strides, dst, to.strides, extent, line);
-    }
+    const T* src = reinterpret_cast<const T*>(base_of(from, input, array, output) + from.offset);
+    T* dst = reinterpret_cast<T*>(const_cast<char*>(base_of(to, input, array, output)) + to.offset);
+    if (pad)
+      kernels::pad_lines(src, from.strides, dst, to.strides, extent, line);
+    else
+      kernels::truncate_lines(src, from.strides, dst, to.strides, extent, line);
   };
 }
 
 std::function<void(const void*, void*, void*)> make_line_action(Precision p, bool pad, kernels::LineSpec line,
-                                                                std::array<Index, 3> extent, Side from, Side to,
-                                                                Index fields) {
-  if (p == Precision::float64) return line_action<std::complex<double>>(pad, line, extent, from, to, fields);
-  return line_action<std::complex<float>>(pad, line, extent, from, to, fields);
+                                                                std::array<Index, 3> extent, Side from, Side to) {
+  if (p == Precision::float64) return line_action<std::complex<double>>(pad, line, extent, from, to);
+  return line_action<std::complex<float>>(pad, line, extent, from, to);
 }
 
-// A copy of the part (every field) from `from` to `to`: a stage with nothing to transform.
+// A copy of the part from `from` to `to`, for a first step that cannot read the input itself.
 template <class T>
 std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> extent, Side from, Side to,
-                                                           Index fields, int threads) {
+                                                           int threads) {
   return [=](const void* input, void* array, void* output) {
-    const char* s = base_of(from, input, array, output);
-    const char* d = base_of(to, input, array, output);
-    if (s + from.offset == d + to.offset) return;  // in place: the data is there already
-    for (Index f = 0; f < fields; ++f)
-      kernels::copy_box(reinterpret_cast<const T*>(s + from.offset) + f * from.field_stride, from.strides,
-                        reinterpret_cast<T*>(const_cast<char*>(d) + to.offset) + f * to.field_stride, to.strides,
-                        extent, typename T::value_type(1), threads);
+    const char* s = base_of(from, input, array, output) + from.offset;
+    char* d = const_cast<char*>(base_of(to, input, array, output)) + to.offset;
+    if (s == d) return;  // in place: the data is there already
+    kernels::copy_box(reinterpret_cast<const T*>(s), from.strides, reinterpret_cast<T*>(d), to.strides, extent,
+                      typename T::value_type(1), threads);
   };
 }
 
 }  // namespace
 
-std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s,
-                                  bool backward, const Box& part, void* plan_in, void* plan_out,
-                                  bool array_is_user) {
+StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
+                        const Box& part, void* plan_in, void* plan_out, bool array_is_user) {
   const core::Stage& st = bp.stages[s];
   const bool first_stage = s == 0, last_stage = s + 1 == bp.stages.size();
   const Index real_bytes = bp.complex_bytes / 2;
@@ -77,7 +70,8 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
   const core::FieldLayout array_fields = core::field_layout(bp, st.box_in, array_is_user);
   const core::FieldLayout input_fields = core::field_layout(bp, bp.real_storage, true);
   const core::FieldLayout spectral_fields = core::field_layout(bp, st.box_in, true);
-  const Index fields = bp.fields;
+  // Every step is planned for one field (the field layouts give strides and field offsets);
+  // StageOps::run steps through the fields.
   const auto strides = core::strides_of(st.box_in, st.order, array_fields.unit);  // the stage's array
   // The input side (forward input / backward output) is the real box in C order (c2c: the
   // complex box); for r2c the part of it that matches `part` is whole along axis 2, the
@@ -119,7 +113,9 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
     return l;
   };
   auto batch = [&](backend::BatchGeometry g, const OpRun& run) {
-    const bool user = run.from_input || run.to_output || array_is_user;
+    // Fields after the first may sit at another alignment than the planning arrays (single
+    // precision, an odd field size, interleaved fields): they need the unaligned plan too.
+    const bool user = run.from_input || run.to_output || array_is_user || bp.fields > 1;
     return backend::make_batch(options, bp.precision, g, at(plan_in, run.in_offset),
                                at(g.in_place ? plan_in : plan_out, run.out_offset), user);
   };
@@ -131,17 +127,24 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
     OpRun c;
     c.from_input = true;
     const std::array<Index, 3> extent{part.extent(0), part.extent(1), part.extent(2)};
-    const Side from = forward_input ? Side{0, real_off, rstrides, input_fields.stride}
-                                    : Side{0, user_off, user_strides, spectral_fields.stride};
-    const Side to{1, array_off, strides, array_fields.stride};
+    const Side from = forward_input ? Side{0, real_off, rstrides}
+                                    : Side{0, user_off, user_strides};
+    const Side to{1, array_off, strides};
     if (bp.precision == Precision::float64)
-      c.action = copy_action<std::complex<double>>(extent, from, to, fields, options.threads);
+      c.action = copy_action<std::complex<double>>(extent, from, to, options.threads);
     else
-      c.action = copy_action<std::complex<float>>(extent, from, to, fields, options.threads);
+      c.action = copy_action<std::complex<float>>(extent, from, to, options.threads);
     return c;
   };
 
-  std::vector<OpRun> runs;
+  StageOps result;
+  result.fields = bp.fields;
+  const Index input_side = (real_kind ? real_bytes : cb) * input_fields.stride;  // forward input, backward output
+  const Index spectral_side = cb * data_fields.stride;                         // forward output, backward input
+  result.input_field_bytes = backward ? spectral_side : input_side;
+  result.output_field_bytes = backward ? input_side : spectral_side;
+  result.array_field_bytes = cb * array_fields.stride;
+  std::vector<OpRun>& runs = result.ops;
   if (!backward) {
     if (first_stage && st.ops.empty()) runs.push_back(input_copy(true));
     std::vector<int> done;  // axes transformed (and truncated) so far in this stage
@@ -161,9 +164,6 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
       g.transform = op.real ? backend::Transform::r2c : op.r2r() ? backend::Transform::r2r : backend::Transform::c2c_forward;
       g.r2r_kinds = op.kinds;
       g.in_place = !run.from_input;
-      g.fields = fields;
-      g.in_field_stride = input_layout ? input_fields.stride : array_fields.stride;
-      g.out_field_stride = array_fields.stride;
       run.in_offset = input_layout ? real_off : array_off;
       run.out_offset = array_off;
       run.batch = batch(g, run);
@@ -177,14 +177,14 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
         others.erase(std::find(others.begin(), others.end(), a));
         OpRun t;
         t.to_output = into_output;
-        const Side to = into_output ? Side{2, data_off, data_strides, data_fields.stride}
-                                    : Side{1, array_off, strides, array_fields.stride};
+        const Side to = into_output ? Side{2, data_off, data_strides}
+                                    : Side{1, array_off, strides};
         t.action = make_line_action(bp.precision, false, line_of(a), extents_with(others),
-                                    Side{1, array_off, strides, array_fields.stride}, to, fields);
+                                    Side{1, array_off, strides}, to);
         runs.push_back(std::move(t));
       }
     }
-    return runs;
+    return result;
   }
   // Backward: undo the ops in reverse order. A fused r2c (axis 2 with others, merge_ops) is
   // undone as c2c over the others, then c2r over axis 2: a multi-dimensional c2r destroys its
@@ -211,10 +211,10 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
         const bool from_input = reads_input && a == op.axes.front();
         OpRun p;
         p.from_input = from_input;
-        const Side from = from_input ? Side{0, data_off, data_strides, data_fields.stride}
-                                     : Side{1, array_off, strides, array_fields.stride};
+        const Side from = from_input ? Side{0, data_off, data_strides}
+                                     : Side{1, array_off, strides};
         p.action = make_line_action(bp.precision, true, line_of(a), extents_with(pending), from,
-                                    Side{1, array_off, strides, array_fields.stride}, fields);
+                                    Side{1, array_off, strides});
         runs.push_back(std::move(p));
       }
     } else {
@@ -224,11 +224,9 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
     g.extent = extents_with(pending);
     g.real_length = bp.shape[2];
     g.axes = op.axes;
-    g.fields = fields;
     OpRun run;
     if (op.real) {
       g.in_strides = strides, g.out_strides = rstrides;
-      g.in_field_stride = array_fields.stride, g.out_field_stride = input_fields.stride;
       g.transform = backend::Transform::c2r;
       g.in_place = in_user_array;  // the array is the output
       run.to_output = true;
@@ -240,15 +238,13 @@ std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& opti
       g.in_place = !run.from_input;
       // From the user's input (the spectral side in the user's layout) into the array.
       g.in_strides = run.from_input ? user_strides : strides, g.out_strides = strides;
-      g.in_field_stride = run.from_input ? spectral_fields.stride : array_fields.stride;
-      g.out_field_stride = array_fields.stride;
       run.in_offset = run.from_input ? user_off : array_off, run.out_offset = array_off;
     }
     run.batch = batch(g, run);
     runs.push_back(std::move(run));
     first_step = false;
   }
-  return runs;
+  return result;
 }
 
 }  // namespace volfft::plan

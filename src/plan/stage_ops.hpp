@@ -35,6 +35,26 @@ struct OpRun {
   }
 };
 
+/// A stage's steps for every field of a batch (Options::batch): planned for one field and run
+/// field by field, each field's FFTs and copies while its data is in cache (the whole batch
+/// through one step at a time ran 1.2-1.7x slower than k one-field calls at one rank); the
+/// exchanges carry every field at once. Field f of the input, the stage's array and the output
+/// starts f times the stride in bytes after field 0.
+struct StageOps {
+  std::vector<OpRun> ops;
+  core::Index fields = 1;
+  std::ptrdiff_t input_field_bytes = 0, array_field_bytes = 0, output_field_bytes = 0;
+
+  void run(const void* input, void* array, void* output) const {
+    for (core::Index f = 0; f < fields; ++f) {
+      const void* in = input ? static_cast<const char*>(input) + f * input_field_bytes : nullptr;
+      void* arr = array ? static_cast<char*>(array) + f * array_field_bytes : nullptr;
+      void* out = output ? static_cast<char*>(output) + f * output_field_bytes : nullptr;
+      for (const OpRun& op : ops) op.run(in, arr, out);
+    }
+  }
+};
+
 /// Forward: stage s's ops in order, the first op of stage 0 reading the input; a padded plan's
 /// last stage ends by truncating into the output. Backward: the ops reversed as inverse
 /// transforms (a padded plan's first backward stage starts by padding the input into the
@@ -42,9 +62,8 @@ struct OpRun {
 /// (box_in), whole along every transformed axis. `plan_in`/`plan_out` are scratch arrays of the
 /// largest array size for FFTW to plan on. `array_is_user`: the stage's array is the user's
 /// output (so an unaligned fallback plan is made too).
-std::vector<OpRun> make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s,
-                                  bool backward, const Box& part, void* plan_in, void* plan_out,
-                                  bool array_is_user);
+StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
+                        const Box& part, void* plan_in, void* plan_out, bool array_is_user);
 
 
 }  // namespace volfft::plan
