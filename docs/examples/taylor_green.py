@@ -15,13 +15,14 @@ in docs/examples/data/ (see its README.md):
 
 The method: the velocity is held as its spectrum on an N^3 box. Each right-hand side takes u
 and omega = curl u to a 3/2-times finer real grid (volfft's zero-padded transform,
-``padding=1.5``), forms u x omega there, comes back keeping the N^3 box (3/2-rule
-dealiasing: a quadratic product has no aliases left in the box), and projects onto divergence-
-free fields, which removes the gradient term. Time stepping is the classic RK4 with a fixed
-step. Every 0.1 time units the kinetic energy E = <|u|^2>/2, the enstrophy Z = <|omega|^2>/2
-and the dissipation eps = 2 nu Z are computed from the spectrum (Parseval) and reduced over the
-ranks; -dE/dt follows from E by finite differences. At the end E(t) is compared with the
-reference (``--check``).
+``padding=1.5``; the three components of a vector field as one batch, ``batch=3``: one call,
+one message per partner and exchange), forms u x omega there, comes back keeping the N^3 box
+(3/2-rule dealiasing: a quadratic product has no aliases left in the box), and projects onto
+divergence-free fields, which removes the gradient term. Time stepping is the classic RK4 with
+a fixed step. Every 0.1 time units the kinetic energy E = <|u|^2>/2, the enstrophy
+Z = <|omega|^2>/2 and the dissipation eps = 2 nu Z are computed from the spectrum (Parseval)
+and reduced over the ranks; -dE/dt follows from E by finite differences. At the end E(t) is
+compared with the reference (``--check``).
 
 Run (scripts/mpirun.sh is mpirun with Open MPI's consent to root and to more ranks than cores)::
 
@@ -37,7 +38,7 @@ import math
 import os
 import sys
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from mpi4py import MPI
@@ -106,10 +107,13 @@ def load_reference(path: str = REFERENCE) -> np.ndarray:
 class TaylorGreen:
     """The Taylor-Green vortex on an N^3 spectral box over ``comm``.
 
-    ``u_hat`` (three arrays of ``plan.output_shape``) is the state: the spectrum of each
-    velocity component as ``plan.forward`` returns it (unscaled over the padded grid of
-    ``plan.shape`` points), so that ``plan.backward(u_hat[i])`` is the velocity on that grid.
-    All work arrays are made here, once; :meth:`step` allocates nothing of the grid's size.
+    ``u_hat`` (shape ``(3, *plan.output_shape)``) is the state: the spectra of the three
+    velocity components as ``plan.forward`` returns them (unscaled over the padded grid of
+    ``plan.shape`` points), so that ``plan.backward(u_hat[i])`` is the velocity component i on
+    that grid. The time step transforms the three components as one batch with ``fields``, a
+    ``batch=3`` plan of the same grid and decomposition: one call (and one message per partner
+    and exchange) per vector field. All work arrays are made here, once; :meth:`step` allocates
+    nothing of the grid's size.
     """
 
     def __init__(self, comm: MPI.Comm, n: int = 32, nu: float = 1.0 / REYNOLDS) -> None:
@@ -117,13 +121,18 @@ class TaylorGreen:
         self.n = n
         self.nu = nu
         self.t = 0.0
-        # One r2c plan, used for all three components: volfft has no batched-fields option
-        # yet, so a vector field is three transforms of the same plan (each one collective).
+        # fields: the three components of a vector field in one transform, arrays (3, ...).
+        # plan: one component (the same grid and blocks), to look at a single field.
+        self.fields = volfft.Plan(comm, (n, n, n), dtype=np.float64, kind="r2c", padding=1.5, batch=3)
         self.plan = volfft.Plan(comm, (n, n, n), dtype=np.float64, kind="r2c", padding=1.5)
-        plan = self.plan
-        kx, ky, kz = (k.astype(np.float64) for k in plan.wavenumbers())
+        fields, plan = self.fields, self.plan
+        if (plan.input_box, plan.output_box) != (fields.input_box, fields.output_box):
+            raise RuntimeError("taylor_green: the batched plan's blocks differ from the one-field plan's")
+        # One field's wavenumbers (without the batched plan's field axis of size 1): they and
+        # everything made of them broadcast against one component and against all three.
+        kx, ky, kz = (k[0].astype(np.float64) for k in fields.wavenumbers())
         self.k = (kx, ky, kz)
-        k2 = kx**2 + ky**2 + kz**2  # full local spectral shape
+        k2 = kx**2 + ky**2 + kz**2  # one field's full local spectral shape
         self.k2 = k2
         self.inv_k2 = np.divide(1.0, k2, out=np.zeros_like(k2), where=k2 != 0)
         # Modes with a component at N/2 (even N: kx or ky = -N/2 in numpy's order, kz = N/2)
@@ -143,22 +152,24 @@ class TaylorGreen:
         # forward() is unscaled: u_hat = N_real * (Fourier coefficient), N_real = prod(shape).
         self.norm = 1.0 / float(np.prod(plan.shape, dtype=np.float64))
 
-        spectral = lambda: [plan.output_array() for _ in range(3)]  # noqa: E731
-        real = lambda: [plan.input_array() for _ in range(3)]  # noqa: E731
-        self.u_hat = spectral()
-        self.acc = spectral()      # RK4: the weighted sum of the stages
-        self.stage = spectral()    # RK4: the field a stage is evaluated at
-        self.rhs = spectral()      # RK4: one stage's right-hand side
-        self.work = spectral()     # spectral scratch: a vorticity component, products
-        self.u = real()            # velocity on the padded grid
-        self.omega = real()        # vorticity on the padded grid
-        self.cross = real()        # u x omega on the padded grid
+        # Vector fields, shape (3, ...): index [i] is component i, a view.
+        self.u_hat = fields.output_array()
+        self.acc = fields.output_array()     # RK4: the weighted sum of the stages
+        self.stage = fields.output_array()   # RK4: the field a stage is evaluated at
+        self.rhs = fields.output_array()     # RK4: one stage's right-hand side
+        self.work = fields.output_array()    # spectral scratch: the vorticity, products
+        self.u = fields.input_array()        # velocity on the padded grid
+        self.omega = fields.input_array()    # vorticity on the padded grid
+        self.cross = fields.input_array()    # u x omega on the padded grid
+        # One field's scratch.
         self.scratch = plan.input_array()
         self.dot = plan.output_array()
+        self.spare = plan.output_array()
         self._set_initial_condition()
 
     def close(self) -> None:
         self.plan.close()
+        self.fields.close()
 
     def __enter__(self) -> "TaylorGreen":
         return self
@@ -173,37 +184,36 @@ class TaylorGreen:
         u[1][...] = -np.cos(x) * np.sin(y) * np.cos(z)
         u[2][...] = 0.0
         # The initial field is a few modes with |k_d| = 1: its spectrum on the box is exact.
-        for i in range(3):
-            self.plan.forward(u[i], out=self.u_hat[i])
+        self.fields.forward(u, out=self.u_hat)
 
     # ---------------------------------------------------------------- right-hand side
-    def _curl(self, v_hat: List[np.ndarray]) -> None:
+    def _curl(self, v_hat: np.ndarray) -> None:
         """omega = curl v on the padded grid: omega_hat = i k x v_hat, then backward."""
         kx, ky, kz = self.k
-        a, b = self.work[0], self.work[1]
+        w, b = self.work, self.spare
         for i, (ka, va, kb, vb) in enumerate(((ky, 2, kz, 1), (kz, 0, kx, 2), (kx, 1, ky, 0))):
+            a = w[i]
             np.multiply(ka, v_hat[va], out=a)
             np.multiply(kb, v_hat[vb], out=b)
             np.subtract(a, b, out=a)
-            a *= 1j
-            self.plan.backward(a, out=self.omega[i])
+        w *= 1j
+        self.fields.backward(w, out=self.omega)
 
-    def rhs_of(self, v_hat: List[np.ndarray], out: List[np.ndarray]) -> None:
+    def rhs_of(self, v_hat: np.ndarray, out: np.ndarray) -> None:
         """out = P(k) [u x omega]_hat * mask - nu k^2 v_hat (P: the divergence-free projection)."""
-        plan = self.plan
+        fields = self.fields
         u, w, c, s = self.u, self.omega, self.cross, self.scratch
-        for i in range(3):
-            plan.backward(v_hat[i], out=u[i])
+        fields.backward(v_hat, out=u)
         self._curl(v_hat)
         for i, (a, b) in enumerate(((1, 2), (2, 0), (0, 1))):
             np.multiply(u[a], w[b], out=c[i])   # (u x omega)_i = u_a omega_b - u_b omega_a
             np.multiply(u[b], w[a], out=s)
             np.subtract(c[i], s, out=c[i])
-            plan.forward(c[i], out=out[i])     # keeps the N^3 box: dealiased
+        fields.forward(c, out=out)  # keeps the N^3 box: dealiased
         # Projection: remove the component along k (the pressure and |u|^2/2 gradients).
         kx, ky, kz = self.k
         d = self.dot
-        tmp = self.work[0]
+        tmp = self.spare
         np.multiply(kx, out[0], out=d)  # d = (k . N_hat) / k^2, without temporaries
         np.multiply(ky, out[1], out=tmp)
         d += tmp
@@ -213,10 +223,11 @@ class TaylorGreen:
         for i, k in enumerate(self.k):
             np.multiply(k, d, out=tmp)
             out[i] -= tmp
-            out[i] *= self.mask
-            np.multiply(self.k2, v_hat[i], out=tmp)  # the viscous term, - nu k^2 v_hat
-            tmp *= self.nu
-            out[i] -= tmp
+        out *= self.mask
+        work = self.work
+        np.multiply(self.k2, v_hat, out=work)  # the viscous term, - nu k^2 v_hat
+        work *= self.nu
+        out -= work
 
     def step(self, dt: float) -> None:
         """One classic RK4 step of ``dt``, in the preallocated arrays.
@@ -224,20 +235,17 @@ class TaylorGreen:
         k1 = f(u), k2 = f(u + dt/2 k1), k3 = f(u + dt/2 k2), k4 = f(u + dt k3);
         u += dt (k1 + 2 k2 + 2 k3 + k4) / 6, summed in ``acc`` as the stages come.
         """
-        u, acc, stage, k, tmp = self.u_hat, self.acc, self.stage, self.rhs, self.work[0]
-        for i in range(3):
-            np.copyto(acc[i], u[i])
+        u, acc, stage, k, tmp = self.u_hat, self.acc, self.stage, self.rhs, self.work
+        np.copyto(acc, u)
         # (this stage's weight in the sum, the next stage's distance from u in units of dt)
         for s, (weight, ahead) in enumerate(((1 / 6, 0.5), (1 / 3, 0.5), (1 / 3, 1.0), (1 / 6, None))):
             self.rhs_of(u if s == 0 else stage, k)
-            for i in range(3):
-                np.multiply(k[i], weight * dt, out=tmp)
-                acc[i] += tmp
-                if ahead is not None:
-                    np.multiply(k[i], ahead * dt, out=stage[i])
-                    stage[i] += u[i]
-        for i in range(3):
-            np.copyto(u[i], acc[i])
+            np.multiply(k, weight * dt, out=tmp)
+            acc += tmp
+            if ahead is not None:
+                np.multiply(k, ahead * dt, out=stage)
+                stage += u
+        np.copyto(u, acc)
         self.t += dt
 
     # ---------------------------------------------------------------- diagnostics
