@@ -2,6 +2,8 @@
 
     python benchmarks/peer_matrix.py                      # c2c/r2c, 128^3/256^3, np 1/2/4, 3 rounds
     python benchmarks/peer_matrix.py --kinds c2c --sizes 64 --np 1 2 --rounds 2 --out m.json
+    HEFFTE_SPEED3D_DIR=/tmp/heffte-build/benchmarks DTFFT_PYTHON=/tmp/dtfft-venv/bin/python \
+        python benchmarks/peer_matrix.py --sizes 128        # with heFFTe and dtFFT too
 
 Every cell (kind, precision, n^3, np) runs ``volfft-bench KIND PRECISION n n n --no-scale
 --compare fftw-mpi --json`` under ``scripts/mpirun.sh``: volfft's default plan (grid and engine
@@ -13,15 +15,34 @@ volfft is slower. The cells run in rounds (every
 cell once, then again), so that a slow minute of a shared machine spreads over all cells instead
 of spoiling one; the table shows each cell's median ratio over the rounds and its range.
 
-Peers not run here (mpi4py-fft, dtFFT, heFFTe) are listed in the JSON with the reason;
-benchmarks/compare_mpi4py_fft.py measures mpi4py-fft. Absolute times on an oversubscribed
-machine are noise: the bench itself warns when ranks x threads exceed the cores.
+Optional peers, each found through an environment variable and run in the same rounds, on the
+same problem and ranks, right after volfft's two jobs of the cell:
+
+* heFFTe: ``HEFFTE_SPEED3D_DIR``, the folder holding heFFTe's ``speed3d_c2c`` and ``speed3d_r2c``
+  (its benchmarks, built with the FFTW backend in a scratch folder: docs/performance.md, "Peers
+  heFFTe and dtFFT in the matrix"). Every option set of ``--heffte-modes`` is one job
+  (``speed3d_KIND fftw PRECISION n n n -nrunsITERS OPTIONS``); the fastest is kept. speed3d prints
+  "Time per run", the mean of one transform over its forward/backward pairs (the slowest rank's
+  loop time / (2 x runs)), so the pair is twice that. Its forward scales by 1/N (scale::full, not
+  an option of speed3d): one pass over the output more than volfft's unscaled pair.
+* dtFFT: ``DTFFT_PYTHON``, a python that imports dtfft (PyPI ``dtfft-fftw-openmpi``) and mpi4py,
+  runs benchmarks/dtfft_peer.py: FFTW3 executor, ``Effort.PATIENT``, out of place and in place,
+  timed like FFTW-MPI here (medians of barrier-bracketed calls, max over ranks, unscaled); the
+  fastest is kept.
+
+Their ratios are volfft's best of the round (default or in place, the faster) / the peer's
+forward + backward; above 1, volfft is slower, as for FFTW-MPI. A peer whose variable is unset,
+whose programs are missing, or that fails in a cell stays in ``not_run`` with the reason (a
+failure stops that peer for the rest of the matrix). mpi4py-fft is not run here:
+benchmarks/compare_mpi4py_fft.py measures it. Absolute times on an oversubscribed machine are
+noise: the bench itself warns when ranks x threads exceed the cores.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -29,11 +50,44 @@ import tempfile
 from typing import Any, Dict, List, Optional, Sequence
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = "docs/performance.md, 'Peers heFFTe and dtFFT in the matrix'"
 NOT_RUN = {
     "mpi4py-fft": "measured by benchmarks/compare_mpi4py_fft.py (needs mpi4py-fft installed)",
-    "dtFFT": "not installed here (PyPI dtfft-fftw-openmpi)",
-    "heFFTe": "not built here (a snapshot built in a scratch folder)",
+    "dtFFT": ("DTFFT_PYTHON not set: a python that imports dtfft and mpi4py "
+              f"(pip install dtfft-fftw-openmpi into a scratch venv; see {DOC})"),
+    "heFFTe": ("HEFFTE_SPEED3D_DIR not set: build heFFTe's speed3d_c2c/speed3d_r2c with FFTW in a "
+               f"scratch folder and name their folder (see {DOC})"),
 }
+# heFFTe's speed3d options timed in every cell (one job each; the fastest is kept), from a scan
+# of {-io_pencils or not} x {-reorder, -no-reorder} x {-a2av, -a2a, -p2p, -p2p_pl} x {-pencils,
+# -slabs} at 128^3, np 1, 2 and 4 on a 2-core machine (docs/performance.md): -no-reorder won
+# everywhere and -io_pencils (pencils in, transposed pencils out, as volfft's default and
+# FFTW-MPI's TRANSPOSED_OUT) at np 2; the communication method and pencils/slabs were within the
+# noise, so the three sets differ in those, and the third keeps heFFTe's own brick layout in and
+# out (it led r2c at np 4).
+HEFFTE_MODES = ["-io_pencils -no-reorder -p2p_pl -pencils", "-io_pencils -no-reorder -a2av -slabs",
+                "-no-reorder -a2a -slabs"]
+DTFFT_PEER = os.path.join(ROOT, "benchmarks", "dtfft_peer.py")
+
+
+def _mpirun(nprocs: int, program: Sequence[str], timeout: float) -> subprocess.CompletedProcess:
+    """``program`` on ``nprocs`` ranks under scripts/mpirun.sh.
+
+    Raises
+    ------
+    RuntimeError
+        When the job times out (a failed job is returned: the caller judges it).
+    """
+    command = [os.path.join(ROOT, "scripts", "mpirun.sh"), "-n", str(nprocs), *program]
+    # The job gets this process's environment as Python read it at start-up, less any MPI
+    # job's identity: when this process is an MPI process itself (a singleton after
+    # MPI_Init), its C environment carries variables that make the child mpirun fail.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPI_COMM_WORLD", "PMIX_", "PMI_", "HYDRA_"))}
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired as error:
+        raise RuntimeError(f"{' '.join(command)}: no result within {timeout} s") from error
 
 
 def run_bench(bench: str, nprocs: int, bench_args: Sequence[str], timeout: float) -> Dict[str, Any]:
@@ -47,21 +101,123 @@ def run_bench(bench: str, nprocs: int, bench_args: Sequence[str], timeout: float
     """
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cell.json")
-        command = [os.path.join(ROOT, "scripts", "mpirun.sh"), "-n", str(nprocs), bench,
-                   *bench_args, "--json", out]
-        # The job gets this process's environment as Python read it at start-up, less any MPI
-        # job's identity: when this process is an MPI process itself (a singleton after
-        # MPI_Init), its C environment carries variables that make the child mpirun fail.
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("OMPI_COMM_WORLD", "PMIX_", "PMI_", "HYDRA_"))}
-        try:
-            run = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
-        except subprocess.TimeoutExpired as error:
-            raise RuntimeError(f"{' '.join(command)}: no result within {timeout} s") from error
+        program = [bench, *bench_args, "--json", out]
+        run = _mpirun(nprocs, program, timeout)
         if run.returncode != 0 or not os.path.exists(out):
-            raise RuntimeError(f"{' '.join(command)} failed ({run.returncode}):\n{run.stdout}{run.stderr}")
+            raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)} failed ({run.returncode}):\n"
+                               f"{run.stdout}{run.stderr}")
         with open(out, encoding="utf-8") as handle:
             return json.load(handle)
+
+
+def parse_speed3d(output: str) -> Dict[str, Any]:
+    """heFFTe speed3d's report: ``seconds_per_transform`` ("Time per run", the mean of one
+    transform: forward and backward alternate), ``grids`` (the processor grids of its stages),
+    ``max_error`` (None with -no-error).
+
+    Raises
+    ------
+    ValueError
+        When the report has no time, or speed3d says the error exceeds its tolerance.
+    """
+    if "ERROR: observed error" in output:
+        raise ValueError("heFFTe speed3d: the error exceeds its tolerance:\n" + output[-2000:])
+    time_match = re.search(r"^Time per run:\s*([-+0-9.eE]+|inf|nan)\s*\(s\)", output, re.M)
+    if time_match is None:
+        raise ValueError("heFFTe speed3d printed no 'Time per run':\n" + output[-2000:])
+    seconds = float(time_match.group(1))
+    if not seconds > 0:
+        raise ValueError(f"heFFTe speed3d: 'Time per run' {seconds} (no runs?)")
+    grids = re.search(r"^Grids:\s*(.*?)\s*$", output, re.M)
+    error = re.search(r"^Max error:\s*([-+0-9.eE]+)", output, re.M)
+    return {"seconds_per_transform": seconds, "grids": grids.group(1) if grids else "",
+            "max_error": float(error.group(1)) if error else None}
+
+
+def run_heffte(folder: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
+               modes: Sequence[str], timeout: float) -> Dict[str, Any]:
+    """heFFTe's speed3d (FFTW backend) in every option set of ``modes``, one job each; every mode's
+    forward + backward milliseconds (2 x "Time per run") and the fastest.
+
+    Raises
+    ------
+    RuntimeError
+        When a job fails or its report cannot be read.
+    """
+    results = []
+    for mode in modes:
+        program = [os.path.join(folder, f"speed3d_{kind}"), "fftw", precision, str(n), str(n),
+                   str(n), f"-nruns{iters}", *mode.split()]
+        run = _mpirun(nprocs, program, timeout)
+        if run.returncode != 0:
+            raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)} failed ({run.returncode}):\n"
+                               f"{run.stdout[-2000:]}{run.stderr[-2000:]}")
+        try:
+            report = parse_speed3d(run.stdout)
+        except ValueError as error:
+            raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)}: {error}") from error
+        results.append({"mode": mode, "ms": 2e3 * report["seconds_per_transform"],
+                        "grids": report["grids"], "max_error": report["max_error"]})
+    best = min(results, key=lambda r: r["ms"])
+    return {"ms": best["ms"], "mode": best["mode"], "modes": results}
+
+
+def run_dtfft(python: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
+              timeout: float) -> Dict[str, Any]:
+    """benchmarks/dtfft_peer.py under ``python``: dtFFT's fastest mode, forward + backward
+    medians (ms, unscaled), and every mode.
+
+    Raises
+    ------
+    RuntimeError
+        When the job fails, prints no JSON, or its round trip is wrong.
+    """
+    program = [python, DTFFT_PEER, kind, precision, str(n), "--iters", str(iters)]
+    run = _mpirun(nprocs, program, timeout)
+    lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
+    if run.returncode != 0 or not lines:
+        raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)} failed ({run.returncode}):\n"
+                           f"{run.stdout[-2000:]}{run.stderr[-2000:]}")
+    report = json.loads(lines[-1])
+    if not report.get("ok", False):
+        raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)}: dtFFT's round trip is wrong: "
+                           f"{lines[-1][:2000]}")
+    return {"ms": report["forward_median_ms"] + report["backward_median_ms"],
+            "mode": report["mode"], "modes": report["modes"]}
+
+
+def find_peers(environ: Dict[str, str]) -> tuple:
+    """The optional peers that can run, from ``HEFFTE_SPEED3D_DIR`` and ``DTFFT_PYTHON``:
+    ({"heFFTe": folder, "dtFFT": python} for those found, {name: reason} for the others)."""
+    found: Dict[str, str] = {}
+    missing: Dict[str, str] = {}
+    folder = environ.get("HEFFTE_SPEED3D_DIR")
+    if not folder:
+        missing["heFFTe"] = NOT_RUN["heFFTe"]
+    else:
+        absent = [p for p in ("speed3d_c2c", "speed3d_r2c")
+                  if not os.access(os.path.join(folder, p), os.X_OK)]
+        if absent:
+            missing["heFFTe"] = (f"HEFFTE_SPEED3D_DIR={folder} has no executable "
+                                 f"{' or '.join(absent)} (see {DOC})")
+        else:
+            found["heFFTe"] = folder
+    python = environ.get("DTFFT_PYTHON")
+    if not python:
+        missing["dtFFT"] = NOT_RUN["dtFFT"]
+    else:
+        try:
+            check = subprocess.run([python, "-c", "import dtfft, mpi4py"], capture_output=True,
+                                   text=True, timeout=120)
+            problem = None if check.returncode == 0 else (check.stderr.strip().splitlines() or ["?"])[-1]
+        except (OSError, subprocess.TimeoutExpired) as error:
+            problem = str(error)
+        if problem:
+            missing["dtFFT"] = (f"DTFFT_PYTHON={python} cannot import dtfft and mpi4py: {problem} "
+                                f"(see {DOC})")
+        else:
+            found["dtFFT"] = python
+    return found, missing
 
 
 def run_cell(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
@@ -78,18 +234,35 @@ def run_in_place(bench: str, kind: str, precision: str, n: int, nprocs: int, ite
                                      "--no-scale", "--in-place"], timeout)
 
 
-def summarise(report: Dict[str, Any], in_place: Dict[str, Any]) -> Dict[str, Any]:
+def summarise(report: Dict[str, Any], in_place: Dict[str, Any],
+              peers: Optional[Dict[str, Optional[Dict[str, Any]]]] = None) -> Dict[str, Any]:
     """The numbers of one round of one cell: volfft's times and configuration (default and in
-    place), the peer's."""
+    place), FFTW-MPI's, and those of the optional peers that ran (``peers``: "heFFTe"/"dtFFT" ->
+    run_heffte/run_dtfft's result, None or absent when not run; their fields are then null)."""
     peer = report["compare"]["fftw-mpi"]
     volfft_ms = report["forward"]["median_ms"] + report["backward"]["median_ms"]
     in_place_ms = in_place["forward"]["median_ms"] + in_place["backward"]["median_ms"]
     peer_ms = peer["forward_median_ms"] + peer["backward_median_ms"]
-    return {"volfft_ms": volfft_ms, "fftw_mpi_ms": peer_ms, "ratio": volfft_ms / peer_ms,
-            "volfft_in_place_ms": in_place_ms, "ratio_in_place": in_place_ms / peer_ms,
-            "grid": report["config"]["grid"], "engine": report["config"]["engine"],
-            "fftw_mpi_mode": peer["mode"], "plan_seconds": report["plan_seconds"],
-            "fftw_mpi_modes": peer["modes"]}
+    best_ms = min(volfft_ms, in_place_ms)
+    result = {"volfft_ms": volfft_ms, "fftw_mpi_ms": peer_ms, "ratio": volfft_ms / peer_ms,
+              "volfft_in_place_ms": in_place_ms, "ratio_in_place": in_place_ms / peer_ms,
+              "grid": report["config"]["grid"], "engine": report["config"]["engine"],
+              "fftw_mpi_mode": peer["mode"], "plan_seconds": report["plan_seconds"],
+              "fftw_mpi_modes": peer["modes"],
+              "volfft_best_ms": best_ms,
+              "volfft_best": "default" if volfft_ms <= in_place_ms else "in place"}
+    for name, key in (("heFFTe", "heffte"), ("dtFFT", "dtfft")):
+        got = (peers or {}).get(name)
+        result[f"{key}_ms"] = got["ms"] if got else None
+        result[f"{key}_mode"] = got["mode"] if got else None
+        result[f"{key}_modes"] = got["modes"] if got else None
+        result[f"ratio_{key}"] = best_ms / got["ms"] if got else None
+    return result
+
+
+def _median_or_none(values: Sequence[Optional[float]]) -> Optional[float]:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -102,40 +275,86 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--iters", type=int, default=5, help="calls per job (each job's median)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per job")
     parser.add_argument("--bench", default=os.path.join(ROOT, "build", "benchmarks", "volfft-bench"))
+    parser.add_argument("--heffte-modes", default=",".join(HEFFTE_MODES), metavar="OPTIONS,...",
+                        help="heFFTe speed3d option sets timed in each cell, comma-separated, "
+                             "given with '=' since they start with '-' (--heffte-modes='-a2a "
+                             "-slabs,-p2p'); the fastest is kept (default: %(default)s)")
     parser.add_argument("--out", default="peer-matrix.json", help="JSON with every round")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.iters < 1 or min(args.sizes) < 1 or min(args.nps) < 1:
         parser.error("--rounds, --iters, --sizes and --np take positive integers")
     if not os.access(args.bench, os.X_OK):
         parser.error(f"--bench: no volfft-bench at {args.bench} (run scripts/build.sh)")
+    args.heffte_modes = [" ".join(m.split()) for m in args.heffte_modes.split(",") if m.strip()]
+    if not args.heffte_modes:
+        parser.error("--heffte-modes: no option set")
+
+    found, not_run = find_peers(dict(os.environ))
+    not_run = {"mpi4py-fft": NOT_RUN["mpi4py-fft"], **not_run}
+    for name, where in found.items():
+        print(f"peer {name}: {where}", file=sys.stderr, flush=True)
+
+    def run_peer(name: str, cell: tuple) -> Optional[Dict[str, Any]]:
+        """The peer's result in this cell, or None (not found, or failed: then it is dropped,
+        with the reason in not_run)."""
+        if name not in found:
+            return None
+        try:
+            if name == "heFFTe":
+                return run_heffte(found[name], *cell, args.iters, args.heffte_modes, args.timeout)
+            return run_dtfft(found[name], *cell, args.iters, args.timeout)
+        except RuntimeError as error:
+            kind, precision, n, nprocs = cell
+            not_run[name] = f"failed in {kind} {precision} {n}^3 np {nprocs}: {error}"[:4000]
+            print(f"peer {name} dropped: {not_run[name]}", file=sys.stderr, flush=True)
+            del found[name]
+            return None
 
     cells = [(k, p, n, q) for k in args.kinds for p in args.precisions for n in args.sizes
              for q in args.nps]
     rounds: Dict[tuple, List[Dict[str, Any]]] = {cell: [] for cell in cells}
+    ran = set()
     for r in range(args.rounds):
         for cell in cells:
-            result = summarise(run_cell(args.bench, *cell, args.iters, args.timeout),
-                               run_in_place(args.bench, *cell, args.iters, args.timeout))
+            report = run_cell(args.bench, *cell, args.iters, args.timeout)
+            in_place = run_in_place(args.bench, *cell, args.iters, args.timeout)
+            peers = {name: run_peer(name, cell) for name in ("heFFTe", "dtFFT")}
+            ran.update(name for name, got in peers.items() if got)
+            result = summarise(report, in_place, peers)
             rounds[cell].append(result)
             kind, precision, n, nprocs = cell
+            extra = "".join(f", vs {name} {result[f'ratio_{key}']:.3f}"
+                            for name, key in (("heFFTe", "heffte"), ("dtFFT", "dtfft"))
+                            if result[f"ratio_{key}"] is not None)
             print(f"round {r + 1}/{args.rounds}: {kind} {precision} {n}^3 np {nprocs}: "
-                  f"ratio {result['ratio']:.3f}, in place {result['ratio_in_place']:.3f}",
+                  f"ratio {result['ratio']:.3f}, in place {result['ratio_in_place']:.3f}{extra}",
                   file=sys.stderr, flush=True)
+    # not_run: the peers never found, and those that failed (a peer that failed after some
+    # cells keeps those cells' numbers and is listed with the reason).
 
     table = []
     for cell in cells:
         ratios = [x["ratio"] for x in rounds[cell]]
         kind, precision, n, nprocs = cell
-        table.append({"kind": kind, "precision": precision, "n": n, "np": nprocs,
-                      "ratio_median": statistics.median(ratios), "ratio_min": min(ratios),
-                      "ratio_max": max(ratios),
-                      "ratio_in_place_median": statistics.median(x["ratio_in_place"] for x in rounds[cell]),
-                      "volfft_ms_median": statistics.median(x["volfft_ms"] for x in rounds[cell]),
-                      "fftw_mpi_ms_median": statistics.median(x["fftw_mpi_ms"] for x in rounds[cell]),
-                      "rounds": rounds[cell]})
+        row = {"kind": kind, "precision": precision, "n": n, "np": nprocs,
+               "ratio_median": statistics.median(ratios), "ratio_min": min(ratios),
+               "ratio_max": max(ratios),
+               "ratio_in_place_median": statistics.median(x["ratio_in_place"] for x in rounds[cell]),
+               "volfft_ms_median": statistics.median(x["volfft_ms"] for x in rounds[cell]),
+               "fftw_mpi_ms_median": statistics.median(x["fftw_mpi_ms"] for x in rounds[cell]),
+               "volfft_best_ms_median": statistics.median(x["volfft_best_ms"] for x in rounds[cell])}
+        for key in ("heffte", "dtfft"):
+            peer_ratios = [x[f"ratio_{key}"] for x in rounds[cell] if x[f"ratio_{key}"] is not None]
+            row[f"{key}_ms_median"] = _median_or_none([x[f"{key}_ms"] for x in rounds[cell]])
+            row[f"ratio_{key}_median"] = _median_or_none(peer_ratios)
+            row[f"ratio_{key}_min"] = min(peer_ratios) if peer_ratios else None
+            row[f"ratio_{key}_max"] = max(peer_ratios) if peer_ratios else None
+        row["rounds"] = rounds[cell]
+        table.append(row)
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump({"schema": "volfft-peer-matrix/1", "cpus": os.cpu_count(), "cells": table,
-                   "not_run": NOT_RUN}, handle, indent=1)
+                   "peers_run": sorted(ran), "heffte_modes": list(args.heffte_modes),
+                   "not_run": not_run}, handle, indent=1)
 
     print("volfft default (and in place) / FFTW-MPI fastest mode, forward + backward, unscaled; median "
           f"over {args.rounds} round(s) [range]; above 1: volfft is slower")
@@ -148,7 +367,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"{row['fftw_mpi_ms_median']:>12.3f} {row['ratio_median']:>7.3f}  "
               f"[{row['ratio_min']:.3f}, {row['ratio_max']:.3f}]  {row['ratio_in_place_median']:>8.3f}  "
               f"{last['grid'][0]}x{last['grid'][1]} {last['engine']} / {last['fftw_mpi_mode']}")
-    for name, why in NOT_RUN.items():
+    shown = [(name, key) for name, key in (("heFFTe", "heffte"), ("dtFFT", "dtfft")) if name in ran]
+    if shown:
+        print()
+        print("volfft's best of the round (default or in place) / each peer's fastest mode, forward + "
+              f"backward; median over {args.rounds} round(s) [range]; above 1: volfft is slower "
+              "(heFFTe: 2 x speed3d's mean time per transform, its forward scaled by 1/N)")
+        header = f"{'problem':<22} {'np':>3} {'volfft best':>11}"
+        for name, _ in shown:
+            header += f" {name + ' ms':>10} {'ratio':>7}  {'range':<15}"
+        print(header + "  peer modes (last round)")
+        for row in table:
+            last = row["rounds"][-1]
+            line = (f"{row['kind'] + ' ' + row['precision'] + ' ' + str(row['n']) + '^3':<22} "
+                    f"{row['np']:>3} {row['volfft_best_ms_median']:>11.3f}")
+            modes = []
+            for name, key in shown:
+                if row[f"ratio_{key}_median"] is None:
+                    line += f" {'-':>10} {'-':>7}  {'-':<15}"
+                    continue
+                span = f"[{row[f'ratio_{key}_min']:.3f}, {row[f'ratio_{key}_max']:.3f}]"
+                line += (f" {row[f'{key}_ms_median']:>10.3f} {row[f'ratio_{key}_median']:>7.3f}"
+                         f"  {span:<15}")
+                modes.append(f"{name}: {last[f'{key}_mode']}")
+            print(line + "  " + "; ".join(modes))
+    for name, why in not_run.items():
         print(f"not run: {name}: {why}")
     print(f"every round: {args.out}")
     return 0

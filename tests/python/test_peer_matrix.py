@@ -1,15 +1,22 @@
 """benchmarks/peer_matrix.py on a tiny matrix: it runs every cell in every round, and its table
-and JSON hold what the bench measured (ratios are volfft / FFTW-MPI's fastest mode)."""
+and JSON hold what the bench measured (ratios are volfft / FFTW-MPI's fastest mode). The optional
+peers (heFFTe through HEFFTE_SPEED3D_DIR, dtFFT through DTFFT_PYTHON) are checked with fakes that
+print what the real programs print, so this runs without them."""
 from __future__ import annotations
 
 import json
+import os
+import stat
+import sys
 
 import pytest
 
 import peer_matrix  # benchmarks/, on sys.path by conftest.py
 
 
-def test_tiny_matrix(tmp_path, capsys, bench_driver):
+def test_tiny_matrix(tmp_path, capsys, bench_driver, monkeypatch):
+    monkeypatch.delenv("HEFFTE_SPEED3D_DIR", raising=False)
+    monkeypatch.delenv("DTFFT_PYTHON", raising=False)
     out = tmp_path / "m.json"
     try:
         code = peer_matrix.main(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
@@ -35,11 +42,154 @@ def test_tiny_matrix(tmp_path, capsys, bench_driver):
             # The fastest by the bench's exact medians; the JSON rounds them to 6 digits, so a
             # near tie may order differently here.
             assert totals[r["fftw_mpi_mode"]] <= min(totals.values()) * (1 + 1e-5) + 1e-9
+            assert r["volfft_best_ms"] == min(r["volfft_ms"], r["volfft_in_place_ms"])
+            assert r["heffte_ms"] is None and r["ratio_heffte"] is None
+            assert r["dtfft_ms"] is None and r["ratio_dtfft"] is None
         ratios = [r["ratio"] for r in cell["rounds"]]
         assert cell["ratio_min"] == min(ratios) and cell["ratio_max"] == max(ratios)
+        assert cell["ratio_heffte_median"] is None and cell["ratio_dtfft_median"] is None
     assert set(report["not_run"]) == {"mpi4py-fft", "dtFFT", "heFFTe"}
+    assert report["not_run"]["heFFTe"].startswith("HEFFTE_SPEED3D_DIR not set")
+    assert report["not_run"]["dtFFT"].startswith("DTFFT_PYTHON not set")
+    assert report["peers_run"] == []
     table = capsys.readouterr().out
-    assert "c2c double 8^3" in table and "not run: heFFTe" in table
+    assert "c2c double 8^3" in table and "not run: heFFTe: HEFFTE_SPEED3D_DIR not set" in table
+    assert "not run: dtFFT: DTFFT_PYTHON not set" in table
+
+
+# What heFFTe's speed3d_c2c prints (rank 0), from a run of heFFTe built with FFTW.
+SPEED3D_OUTPUT = """
+-----------------------------------------------------------------------------
+heFFTe performance test
+-----------------------------------------------------------------------------
+Backend:   fftw
+Size:      128x128x128
+MPI ranks:    2
+Grids: (1, 1, 2)  -  -  (1, 2, 1)  -
+Num runs:     10
+Time per run: {seconds} (s)
+Performance:  1.17752 GFlops/s
+Memory usage: 80MB/rank
+Tolerance:    1e-11
+Max error:    3.73312e-15
+
+"""
+
+
+def test_parse_speed3d():
+    report = peer_matrix.parse_speed3d(SPEED3D_OUTPUT.format(seconds="0.0187004"))
+    assert report["seconds_per_transform"] == pytest.approx(0.0187004)
+    assert report["grids"] == "(1, 1, 2)  -  -  (1, 2, 1)  -"
+    assert report["max_error"] == pytest.approx(3.73312e-15)
+    assert peer_matrix.parse_speed3d(
+        SPEED3D_OUTPUT.format(seconds="2.5e-05"))["seconds_per_transform"] == pytest.approx(2.5e-5)
+    with pytest.raises(ValueError, match="no 'Time per run'"):
+        peer_matrix.parse_speed3d("heFFTe performance test\n")
+    with pytest.raises(ValueError, match="no runs"):
+        peer_matrix.parse_speed3d(SPEED3D_OUTPUT.format(seconds="0"))
+    with pytest.raises(ValueError, match="exceeds its tolerance"):
+        peer_matrix.parse_speed3d(SPEED3D_OUTPUT.format(seconds="0.01") +
+                                  "ERROR: observed error after heFFTe benchmark exceeds the tolerance\n")
+
+
+def _script(path, text):
+    path.write_text(f"#!{sys.executable}\n" + text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return str(path)
+
+
+# A fake speed3d: rank 0 prints heFFTe's report; the time depends on the options (-io_pencils
+# 5 ms per transform, otherwise 9 ms), so the matrix must keep the faster mode. The arguments are
+# logged so the test can check the command line.
+FAKE_SPEED3D = """import os, sys
+rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
+if rank == "0":
+    with open(os.environ["FAKE_LOG"], "a") as log:
+        log.write(" ".join(sys.argv[1:]) + "\\n")
+    seconds = 0.005 if "-io_pencils" in sys.argv else 0.009
+    print(TEXT.format(seconds=seconds)%s)
+"""
+
+# A fake dtFFT python: `-c "import dtfft, mpi4py"` succeeds; benchmarks/dtfft_peer.py prints its
+# JSON (forward 3 ms + backward 4 ms).
+FAKE_DTFFT_PYTHON = """import json, os, sys
+if sys.argv[1] == "-c":
+    sys.exit(0)
+assert sys.argv[1].endswith("dtfft_peer.py"), sys.argv
+rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
+if rank == "0":
+    mode = {"mode": "dtFFT patient, in-place", "forward_median_ms": 3.0, "backward_median_ms": 4.0}
+    print("dtFFT's own log line")
+    print(json.dumps({"schema": "volfft-dtfft-peer/1", "ok": True, "modes": [mode], **mode}))
+"""
+
+
+def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
+    folder = tmp_path / "heffte"
+    folder.mkdir()
+    text = f"TEXT = {SPEED3D_OUTPUT!r}\n"
+    _script(folder / "speed3d_c2c", text + FAKE_SPEED3D % "")
+    # r2c fails its error check: heFFTe is dropped there, with the reason, and keeps its c2c cells.
+    _script(folder / "speed3d_r2c", text + FAKE_SPEED3D % (
+        ' + "ERROR: observed error after heFFTe benchmark exceeds the tolerance"'))
+    log = tmp_path / "speed3d.log"
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.setenv("HEFFTE_SPEED3D_DIR", str(folder))
+    monkeypatch.setenv("DTFFT_PYTHON", _script(tmp_path / "python", FAKE_DTFFT_PYTHON))
+    out = tmp_path / "m.json"
+    try:
+        code = peer_matrix.main(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
+                                 "--rounds", "1", "--iters", "2", "--timeout", "120",
+                                 "--heffte-modes=-no-reorder, -io_pencils  -a2a",
+                                 "--bench", bench_driver, "--out", str(out)])
+    except RuntimeError as error:
+        if "built without FFTW-MPI" in str(error):
+            pytest.skip("this volfft-bench has no FFTW-MPI peer (MPICH build: docs/mpich.md)")
+        raise
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert report["peers_run"] == ["dtFFT", "heFFTe"]
+    assert report["heffte_modes"] == ["-no-reorder", "-io_pencils -a2a"]
+    for cell in report["cells"]:
+        (r,) = cell["rounds"]
+        assert r["dtfft_ms"] == pytest.approx(7.0) and r["dtfft_mode"] == "dtFFT patient, in-place"
+        assert r["ratio_dtfft"] == pytest.approx(r["volfft_best_ms"] / 7.0)
+        assert cell["ratio_dtfft_median"] == pytest.approx(r["ratio_dtfft"])
+        if cell["kind"] == "c2c":
+            # 2 x 5 ms per transform, the faster of the two modes.
+            assert r["heffte_ms"] == pytest.approx(10.0)
+            assert r["heffte_mode"] == "-io_pencils -a2a"
+            assert [m["ms"] for m in r["heffte_modes"]] == pytest.approx([18.0, 10.0])
+            assert r["heffte_modes"][0]["grids"] == "(1, 1, 2)  -  -  (1, 2, 1)  -"
+            assert r["ratio_heffte"] == pytest.approx(r["volfft_best_ms"] / 10.0)
+            assert cell["heffte_ms_median"] == pytest.approx(10.0)
+        else:
+            assert r["heffte_ms"] is None and r["ratio_heffte"] is None
+    assert set(report["not_run"]) == {"mpi4py-fft", "heFFTe"}
+    assert report["not_run"]["heFFTe"].startswith("failed in r2c double 8^3 np 1:")
+    assert "exceeds its tolerance" in report["not_run"]["heFFTe"]
+    calls = log.read_text().splitlines()
+    assert calls[:2] == ["fftw double 8 8 8 -nruns2 -no-reorder",
+                         "fftw double 8 8 8 -nruns2 -io_pencils -a2a"]
+    assert len(calls) == 2 * 2 + 1  # c2c np 1 and 2, two modes each; r2c np 1 fails at once
+    table = capsys.readouterr().out
+    assert "heFFTe ms" in table and "dtFFT ms" in table and "not run: heFFTe: failed in r2c" in table
+
+
+def test_find_peers(tmp_path):
+    found, missing = peer_matrix.find_peers({})
+    assert found == {} and set(missing) == {"heFFTe", "dtFFT"}
+    assert "docs/performance.md" in missing["heFFTe"] and "dtfft-fftw-openmpi" in missing["dtFFT"]
+    no_dtfft = _script(tmp_path / "python", "import sys\n"
+                       "sys.exit(\"ModuleNotFoundError: No module named 'dtfft'\")\n")
+    found, missing = peer_matrix.find_peers({"HEFFTE_SPEED3D_DIR": str(tmp_path),
+                                             "DTFFT_PYTHON": no_dtfft})
+    assert found == {}
+    assert "has no executable speed3d_c2c or speed3d_r2c" in missing["heFFTe"]
+    assert missing["dtFFT"].startswith(f"DTFFT_PYTHON={no_dtfft} cannot import dtfft and mpi4py: "
+                                       "ModuleNotFoundError: No module named 'dtfft'")
+    found, missing = peer_matrix.find_peers({"DTFFT_PYTHON": os.path.join(str(tmp_path), "none")})
+    assert "cannot import dtfft and mpi4py" in missing["dtFFT"]
 
 
 def test_bad_arguments_are_refused(capsys):
