@@ -14,28 +14,14 @@ import pytest
 from mpi4py import MPI
 
 import volfft
+from test_transforms import EPS, random_global, rel_l2  # the global arrays and norms of the MPI tests
 
 SIZE = MPI.COMM_WORLD.size
 GRIDS = [(SIZE // p1, p1) for p1 in range(1, SIZE + 1) if SIZE % p1 == 0]
-EPS = {np.dtype(np.complex128): np.finfo(np.float64).eps, np.dtype(np.complex64): np.finfo(np.float32).eps}
-
-
-def random_global(shape, kind, dtype):
-    rng = np.random.default_rng(3)
-    real = rng.standard_normal(shape)
-    if kind == "r2c":
-        return real.astype(np.float32 if dtype == np.complex64 else np.float64)
-    return (real + 1j * rng.standard_normal(shape)).astype(dtype)
-
-
-def rel_l2(got, want):
-    scale = np.linalg.norm(want)
-    return float(np.linalg.norm(got - want) / (scale if scale > 0 else 1.0))
-
 
 def check_in_place(comm, shape, kind, dtype=np.complex128, split=False, **options):
     options.setdefault("effort", "estimate")
-    glob = random_global(shape, kind, dtype) if comm.rank == 0 else None
+    glob = random_global(shape, kind, dtype, seed=3) if comm.rank == 0 else None
     with volfft.Plan(comm, shape, dtype=dtype, kind=kind, in_place=True, **options) as plan:
         assert plan.in_place
         a = volfft.scatter(plan, glob)

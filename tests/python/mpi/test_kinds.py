@@ -18,6 +18,7 @@ import pytest
 from mpi4py import MPI
 
 import volfft
+from test_transforms import random_global, rel_l2  # the global arrays and norms of the MPI tests
 
 SIZE = MPI.COMM_WORLD.size
 ROOT = 0
@@ -81,26 +82,13 @@ def reference(glob: np.ndarray, kinds) -> np.ndarray:
     return y
 
 
-def random_global(shape, r2c: bool, dtype, seed=3):
-    rng = np.random.default_rng(seed)
-    real = rng.standard_normal(shape)
-    if r2c:
-        return real.astype(np.finfo(dtype).dtype)  # the real type of the precision
-    return (real + 1j * rng.standard_normal(shape)).astype(dtype)
-
-
-def rel_l2(got, want):
-    scale = np.linalg.norm(want)
-    return float(np.linalg.norm(got - want) / (scale if scale > 0 else 1.0))
-
-
 def check_kinds(comm, shape, kinds, dtype=np.complex128, **options):
     """Forward vs the reference, backward vs the input, input untouched; asserts on every rank."""
     options.setdefault("effort", "estimate")
     r2c = kinds[-1] == "r2c"
     kind = "r2c" if r2c else "c2c"
     in_place = options.get("in_place", False)
-    glob = random_global(shape, r2c, dtype) if comm.rank == ROOT else None
+    glob = random_global(shape, "r2c" if r2c else "c2c", dtype, seed=3) if comm.rank == ROOT else None
     with volfft.Plan(comm, shape, dtype=dtype, kind=kind, kinds=kinds, **options) as plan:
         problems = []
         if plan.kinds != tuple(kinds):
