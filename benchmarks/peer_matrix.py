@@ -1,7 +1,7 @@
 """volfft's default against FFTW-MPI in its fastest mode, over a matrix of problems, in rounds.
 
     python benchmarks/peer_matrix.py                      # c2c/r2c, 128^3/256^3, np 1/2/4, 3 rounds
-    python benchmarks/peer_matrix.py --kinds c2c --sizes 64 --np 1 2 --rounds 2 --out m.json
+    python benchmarks/peer_matrix.py --kinds c2c --sizes 64 --np 1 2 --rounds 2 --out m.json --plot m.png
     HEFFTE_SPEED3D_DIR=/tmp/heffte-build/benchmarks DTFFT_PYTHON=/tmp/dtfft-venv/bin/python \
         python benchmarks/peer_matrix.py --sizes 128        # with heFFTe and dtFFT too
 
@@ -260,6 +260,41 @@ def summarise(report: Dict[str, Any], in_place: Dict[str, Any],
     return result
 
 
+def plot_matrix(table: List[Dict[str, Any]], path: str) -> None:
+    """Bars of every cell's median ratios (volfft / peer; below the line at 1 volfft is faster),
+    with each one's range over the rounds, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = [("volfft default / FFTW-MPI", "ratio_median", "ratio_min", "ratio_max"),
+              ("volfft in place / FFTW-MPI", "ratio_in_place_median", None, None),
+              ("volfft best / heFFTe", "ratio_heffte_median", "ratio_heffte_min", "ratio_heffte_max"),
+              ("volfft best / dtFFT", "ratio_dtfft_median", "ratio_dtfft_min", "ratio_dtfft_max")]
+    series = [s for s in series if any(row.get(s[1]) is not None for row in table)]
+    labels = [f"{row['kind']} {row['n']}^3\nnp {row['np']}" for row in table]
+    width = 0.8 / len(series)
+    figure, axes = plt.subplots(figsize=(max(6.0, 0.9 * len(table) + 2), 4.5))
+    for k, (name, key, low, high) in enumerate(series):
+        xs = [c + (k - (len(series) - 1) / 2) * width for c in range(len(table))]
+        values = [row.get(key) if row.get(key) is not None else float("nan") for row in table]
+        errors = None
+        if low:
+            errors = [[v - (row.get(low) if row.get(low) is not None else v) for v, row in zip(values, table)],
+                      [(row.get(high) if row.get(high) is not None else v) - v for v, row in zip(values, table)]]
+        axes.bar(xs, values, width, label=name, yerr=errors, capsize=2)
+    axes.axhline(1.0, color="black", linewidth=0.8)
+    axes.set_xticks(range(len(table)))
+    axes.set_xticklabels(labels, fontsize=8)
+    axes.set_ylabel("time ratio (below 1: volfft is faster)")
+    axes.set_title("volfft against its peers, forward + backward, median over rounds [range]")
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
 def _median_or_none(values: Sequence[Optional[float]]) -> Optional[float]:
     present = [v for v in values if v is not None]
     return statistics.median(present) if present else None
@@ -280,11 +315,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              "given with '=' since they start with '-' (--heffte-modes='-a2a "
                              "-slabs,-p2p'); the fastest is kept (default: %(default)s)")
     parser.add_argument("--out", default="peer-matrix.json", help="JSON with every round")
+    parser.add_argument("--plot", default=None, metavar="FILE.png", help="bar chart of the ratios (needs matplotlib)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.iters < 1 or min(args.sizes) < 1 or min(args.nps) < 1:
         parser.error("--rounds, --iters, --sizes and --np take positive integers")
     if not os.access(args.bench, os.X_OK):
         parser.error(f"--bench: no volfft-bench at {args.bench} (run scripts/build.sh)")
+    if args.plot:  # before minutes of measuring, not after
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.error("--plot needs matplotlib (pip install matplotlib)")
     args.heffte_modes = [" ".join(m.split()) for m in args.heffte_modes.split(",") if m.strip()]
     if not args.heffte_modes:
         parser.error("--heffte-modes: no option set")
@@ -393,6 +434,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(line + "  " + "; ".join(modes))
     for name, why in not_run.items():
         print(f"not run: {name}: {why}")
+    if args.plot:
+        plot_matrix(table, args.plot)
+        print(f"plot: {args.plot}")
     print(f"every round: {args.out}")
     return 0
 

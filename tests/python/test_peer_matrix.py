@@ -21,12 +21,14 @@ def test_tiny_matrix(tmp_path, capsys, bench_driver, monkeypatch):
     try:
         code = peer_matrix.main(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
                                  "--rounds", "2", "--iters", "2", "--timeout", "120",
-                                 "--bench", bench_driver, "--out", str(out)])
+                                 "--bench", bench_driver, "--out", str(out),
+                                 "--plot", str(tmp_path / "m.png")])
     except RuntimeError as error:
         if "built without FFTW-MPI" in str(error):
             pytest.skip("this volfft-bench has no FFTW-MPI peer (MPICH build: docs/mpich.md)")
         raise
     assert code == 0
+    assert (tmp_path / "m.png").stat().st_size > 5000  # the bar chart of the ratios
     report = json.loads(out.read_text())
     cells = report["cells"]
     assert [(c["kind"], c["n"], c["np"]) for c in cells] == [
