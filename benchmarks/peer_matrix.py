@@ -260,6 +260,10 @@ def summarise(report: Dict[str, Any], in_place: Dict[str, Any],
     return result
 
 
+def _or(value: Optional[float], default: float) -> float:
+    return default if value is None else value
+
+
 def plot_matrix(table: List[Dict[str, Any]], path: str) -> None:
     """Bars of every cell's median ratios (volfft / peer; below the line at 1 volfft is faster),
     with each one's range over the rounds, as a PNG."""
@@ -278,11 +282,11 @@ def plot_matrix(table: List[Dict[str, Any]], path: str) -> None:
     figure, axes = plt.subplots(figsize=(max(6.0, 0.9 * len(table) + 2), 4.5))
     for k, (name, key, low, high) in enumerate(series):
         xs = [c + (k - (len(series) - 1) / 2) * width for c in range(len(table))]
-        values = [row.get(key) if row.get(key) is not None else float("nan") for row in table]
+        values = [_or(row.get(key), float("nan")) for row in table]
         errors = None
-        if low:
-            errors = [[v - (row.get(low) if row.get(low) is not None else v) for v, row in zip(values, table)],
-                      [(row.get(high) if row.get(high) is not None else v) - v for v, row in zip(values, table)]]
+        if low:  # distances from the median to the range's ends (none where a cell has no range)
+            errors = [[v - _or(row.get(low), v) for v, row in zip(values, table)],
+                      [_or(row.get(high), v) - v for v, row in zip(values, table)]]
         axes.bar(xs, values, width, label=name, yerr=errors, capsize=2)
     axes.axhline(1.0, color="black", linewidth=0.8)
     axes.set_xticks(range(len(table)))

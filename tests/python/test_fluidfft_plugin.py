@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from example_runs import clean_environment  # tests/python/example_runs.py
 from volfft import _launch
 from volfft._native import native
 
@@ -49,13 +50,11 @@ if not METHODS <= _plugin_methods():
 MPIRUN = shutil.which("mpirun")
 
 
-def clean_environment(flavour):
-    # Variables an MPI singleton may have set in this process would confuse a new mpirun; plan
-    # options from the caller's environment would change what is tested.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_", "MPI_LOCAL"))
-           and k != "FLUIDFFT_VOLFFT_OPTIONS"}
-    return _launch.launch_environment(flavour, env)
+def plugin_environment(flavour):
+    # Plan options from the caller's environment would change what is tested.
+    env = clean_environment(flavour)
+    env.pop("FLUIDFFT_VOLFFT_OPTIONS", None)
+    return env
 
 
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun is not on PATH")
@@ -71,7 +70,7 @@ def test_fluidfft_test_classes_under_mpirun(nprocs):
     command = _launch.launch_command(nprocs, [sys.executable, "-m", "mpi4py", DRIVER], MPIRUN,
                                      flavour)
     result = subprocess.run(command, capture_output=True, text=True, timeout=150,
-                            env=clean_environment(flavour), cwd=ROOT)
+                            env=plugin_environment(flavour), cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"at np={nprocs}: OK" in result.stdout, result.stdout + result.stderr
     # fluidfft's 3-D test function returns (passes) when the operators cannot be built.
