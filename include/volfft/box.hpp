@@ -3,11 +3,13 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace volfft {
 
 /// Half-open 3-D index box [lo, hi) in global array coordinates (axis 0 slowest, C order).
-/// 2-D arrays are described with a leading axis of length 1 (see Plan).
+/// A 2-D array's boxes keep [0, 1) as their third axis (user axes; the planner's internal boxes
+/// put the length-1 axis first instead).
 struct Box {
   std::array<std::int64_t, 3> lo{0, 0, 0};
   std::array<std::int64_t, 3> hi{0, 0, 0};
@@ -19,6 +21,21 @@ struct Box {
   Box intersect(const Box& other) const;
   bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
   bool operator!=(const Box& o) const { return !(*this == o); }
+};
+
+/// One rank's part of a distributed array, and the memory that holds it.
+struct LocalArray {
+  /// The elements this rank owns: [lo, hi) in global indices. 2-D arrays keep [0, 1) as the
+  /// third axis. May be empty. The boxes of all ranks must cover the global array exactly once.
+  Box box;
+  /// Memory order of the local array: axes from slowest to fastest (user axes: 2 entries for
+  /// 2-D arrays). Empty = C order. The same on every rank.
+  std::vector<int> order;
+  /// The array holding `box`, in global indices, when it is larger than `box`: ghost layers
+  /// (a halo, possibly outside the global array: lo < 0 is fine) or padding (FFTW's r2c rows).
+  /// Its extents and `order` give the strides; only `box` is read or written. Must contain
+  /// `box`. Empty (all zero, the default) = `box` itself.
+  Box storage;
 };
 
 /// Half-open range [lo, hi) of part `index` when `n` items are split into `parts` blocks:

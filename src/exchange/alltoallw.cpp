@@ -65,6 +65,8 @@ class AlltoallwExchange final : public Exchange {
   }
 
   bool scales() const override { return false; }
+  bool reads_any_source() const override { return true; }
+  void read_from(const void* src) override { src_ = src; }
 
   void run(void* dst, double, StageWork& work, ExchangeTimes& times) override {
     compute_whole(work, times);
@@ -77,7 +79,7 @@ class AlltoallwExchange final : public Exchange {
 
  private:
   MPI_Comm group_;
-  void* src_;
+  const void* src_;
   std::vector<int> counts_send_, counts_recv_, displs_;
   std::vector<MPI_Datatype> send_types_, recv_types_;
 };

@@ -2,6 +2,7 @@
 #include "exchange/exchange.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace volfft::exchange {
 
@@ -23,6 +24,10 @@ Transfer transfer_of(const core::ExchangeGeometry& g, bool backward) {
     t.send = g.recv, t.recv = g.send;
   }
   return t;
+}
+
+void Exchange::read_from(const void*) {
+  throw std::logic_error("volfft: this engine reads its source only from the array given at setup");
 }
 
 Box chunk_of(const Box& box, int axis, Index k, Index planes) {

@@ -80,6 +80,8 @@ struct Setup {
   Transfer transfer;
   MPI_Comm group = MPI_COMM_NULL;  ///< rank m of the group is member m of the transfer
   Precision precision = Precision::float64;
+  /// The elements are reals of `precision` (a Reshape of real arrays), not complex values.
+  bool real_values = false;
   /// `src` holds this rank's array before the exchange in its stage layout and is clobbered
   /// (engines reuse it as their receive area); `send` is scratch of the blueprint's buffer
   /// capacity; `receive` a further buffer, given to engines whose catalogue entry asks for one
@@ -118,6 +120,12 @@ class Exchange {
   }
   virtual void finish(ExchangeTimes&) {}
   virtual bool test() { return true; }
+  /// Whether read_from() is offered (engines that read the partners' source arrays in node
+  /// shared memory, or cut a stage's compute into chunks, need their source at setup).
+  virtual bool reads_any_source() const { return false; }
+  /// The calls that follow read the source from `src` (a user's array, left unchanged) instead
+  /// of Setup::src, which stays the receive area: a Reshape reads the user's input in place.
+  virtual void read_from(const void* src);
 };
 
 /// "" when `engine` can run this exchange on this rank, else why not (the engine's own check:

@@ -95,7 +95,7 @@ class NodeExchange final : public Exchange {
     compute_whole(work, times);
     T* dst = static_cast<T*>(dst_void);
     const Transfer& t = packer_.transfer();
-    const auto s = static_cast<typename T::value_type>(scale);
+    const auto s = static_cast<kernels::Scalar<T>>(scale);
     double t0 = now();
     packer_.pack_blocks(src_, remote_.sends, remote_.send_offsets, send_);
     if (staging_ && staging_->bytes() > 0)

@@ -30,7 +30,7 @@ inline void compute_whole(StageWork& work, ExchangeTimes& times) {
 template <class T>
 class Packer {
  public:
-  using real = typename T::value_type;
+  using real = kernels::Scalar<T>;
 
   Packer(const Transfer& t, int threads) : t_(t), threads_(threads) {
     from_strides_ = core::strides_of(t.from_box, t.from_order, t.from_fields.unit);
@@ -138,10 +138,10 @@ class PackingExchange : public Exchange {
   void start(void* dst, double scale, StageWork& work, ExchangeTimes& times) override {
     compute_whole(work, times);
     dst_ = static_cast<T*>(dst);
-    scale_ = static_cast<typename T::value_type>(scale);
+    scale_ = static_cast<kernels::Scalar<T>>(scale);
     const double t0 = now();
-    packer_.pack_blocks(src_, send_members_, send_offsets_, send_);
-    packer_.copy_own(src_, dst_, scale_);
+    packer_.pack_blocks(source_, send_members_, send_offsets_, send_);
+    packer_.copy_own(source_, dst_, scale_);
     const double t1 = now();
     begin_transfer();
     times.pack += t1 - t0, times.exchange += now() - t1;
@@ -155,9 +155,13 @@ class PackingExchange : public Exchange {
     times.exchange += t1 - t0, times.unpack += now() - t1;
   }
 
+  bool reads_any_source() const override { return true; }
+  void read_from(const void* src) override { source_ = static_cast<const T*>(src); }
+
  protected:
   explicit PackingExchange(const Setup& s)
-      : packer_(s.transfer, s.options.threads), src_(static_cast<T*>(s.src)), send_(static_cast<T*>(s.send)) {}
+      : packer_(s.transfer, s.options.threads), src_(static_cast<T*>(s.src)), source_(src_),
+        send_(static_cast<T*>(s.send)) {}
 
   /// Moves the packed blocks (from the send area to the members' source arrays), or starts
   /// moving them when end_transfer() completes the move.
@@ -165,19 +169,24 @@ class PackingExchange : public Exchange {
   virtual void end_transfer() {}
 
   Packer<T> packer_;
-  T* src_;
+  T* src_;             // the source array given at setup: the receive area
+  const T* source_;    // where the blocks are packed from: src_, or the array of read_from()
   T* send_;
   std::vector<int> send_members_, receive_members_;  // members whose blocks go through MPI
   std::vector<Index> send_offsets_, receive_offsets_;  // per member: send area / source array
 
  private:
   T* dst_ = nullptr;
-  typename T::value_type scale_ = 1;
+  kernels::Scalar<T> scale_ = 1;
 };
 
-/// The engine class template E instantiated for the setup's precision.
+/// The engine class template E instantiated for the setup's elements (complex or real values
+/// of its precision).
 template <template <class> class E, class... A>
 std::unique_ptr<Exchange> make_typed(const Setup& setup, A... arguments) {
+  if (setup.real_values)
+    return setup.precision == Precision::float64 ? std::unique_ptr<Exchange>(std::make_unique<E<double>>(setup, arguments...))
+                                                 : std::make_unique<E<float>>(setup, arguments...);
   if (setup.precision == Precision::float64) return std::make_unique<E<std::complex<double>>>(setup, arguments...);
   return std::make_unique<E<std::complex<float>>>(setup, arguments...);
 }

@@ -117,7 +117,7 @@ class Pipelined final : public Exchange {
   void run(void* dst_void, double scale, StageWork& work, ExchangeTimes& times) override {
     T* dst = static_cast<T*>(dst_void);
     const auto& t = packer_.transfer();
-    const auto s = static_cast<typename T::value_type>(scale);
+    const auto s = static_cast<kernels::Scalar<T>>(scale);
     const int K = chunks_.chunks;
     int head = 0;  // chunks [head, k] are in flight; they complete in order
     double first_start = 0;
@@ -190,7 +190,7 @@ class Pipelined final : public Exchange {
     return flag != 0;
   }
 
-  void complete(Flight& f, T* dst, StageWork& work, typename T::value_type s, ExchangeTimes& times) {
+  void complete(Flight& f, T* dst, StageWork& work, kernels::Scalar<T> s, ExchangeTimes& times) {
     const auto& t = packer_.transfer();
     const int k = f.chunk;
     double t0 = now();

@@ -20,14 +20,17 @@ constexpr Index tile_edge() {
 // inner) user arrays.
 template <class T>
 inline void copy_row(const T* src, Index src_stride, T* dst, Index dst_stride, Index n,
-                     typename T::value_type scale) {
-  if (dst_stride != 1) {
+                     Scalar<T> scale) {
+  if (dst_stride != 1 && scale == Scalar<T>(1)) {
+    // A plain copy (a Reshape's, the interleaved user arrays of a batch) multiplies nothing.
+    for (Index k = 0; k < n; ++k) dst[k * dst_stride] = src[k * src_stride];
+  } else if (dst_stride != 1) {
     for (Index k = 0; k < n; ++k) dst[k * dst_stride] = src[k * src_stride] * scale;
-  } else if (src_stride == 1 && scale == typename T::value_type(1)) {
+  } else if (src_stride == 1 && scale == Scalar<T>(1)) {
     std::memcpy(static_cast<void*>(dst), static_cast<const void*>(src), sizeof(T) * n);
   } else if (src_stride == 1) {
     for (Index k = 0; k < n; ++k) dst[k] = src[k] * scale;
-  } else if (scale == typename T::value_type(1)) {
+  } else if (scale == Scalar<T>(1)) {
     for (Index k = 0; k < n; ++k) dst[k] = src[k * src_stride];
   } else {
     for (Index k = 0; k < n; ++k) dst[k] = src[k * src_stride] * scale;
@@ -39,7 +42,7 @@ inline void copy_row(const T* src, Index src_stride, T* dst, Index dst_stride, I
 template <class T>
 void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
               const std::array<Index, 3>& ds, const std::array<Index, 3>& e,
-              typename T::value_type scale, int threads) {
+              Scalar<T> scale, int threads) {
   if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) return;
   // Threads only pay for themselves on boxes that take longer than starting them.
   const bool parallel = threads > 1 && e[0] * e[1] * e[2] >= kParallelElements;
@@ -89,7 +92,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
       for (Index xs = s0; xs < s1; ++xs) {
         const T* s_row = s_t + xs * src_s;
         T* d_row = d_t + xs * dst_s;
-        if (scale == typename T::value_type(1)) {
+        if (scale == Scalar<T>(1)) {
           for (Index xd = d0; xd < d1; ++xd) d_row[xd * dst_d] = s_row[xd * src_d];
         } else {
           for (Index xd = d0; xd < d1; ++xd) d_row[xd * dst_d] = s_row[xd * src_d] * scale;
@@ -107,6 +110,10 @@ template void copy_box<std::complex<float>>(const std::complex<float>*,
                                             const std::array<Index, 3>&, std::complex<float>*,
                                             const std::array<Index, 3>&,
                                             const std::array<Index, 3>&, float, int);
+template void copy_box<double>(const double*, const std::array<Index, 3>&, double*, const std::array<Index, 3>&,
+                               const std::array<Index, 3>&, double, int);
+template void copy_box<float>(const float*, const std::array<Index, 3>&, float*, const std::array<Index, 3>&,
+                              const std::array<Index, 3>&, float, int);
 
 template <class Real>
 void scale_array(Real* p, Index n, Real factor, int threads) {

@@ -10,6 +10,19 @@ namespace volfft::kernels {
 
 using Index = std::int64_t;
 
+/// The real type of an element: R for std::complex<R> and for R itself. The kernels and the
+/// engines move complex values (the transforms' data) and reals (a Reshape of real arrays).
+template <class T>
+struct scalar_of {
+  using type = T;
+};
+template <class R>
+struct scalar_of<std::complex<R>> {
+  using type = R;
+};
+template <class T>
+using Scalar = typename scalar_of<T>::type;
+
 /// dst[x] = scale * src[x] for every index x of a box of extents `extent`, where element x sits
 /// at sum_a x_a * stride[a] in each array. When the fastest axes of source and destination
 /// differ the copy is a tiled transpose (tiles stay in L1), otherwise rows are streamed.
@@ -18,7 +31,7 @@ using Index = std::int64_t;
 template <class T>
 void copy_box(const T* src, const std::array<Index, 3>& src_strides, T* dst,
               const std::array<Index, 3>& dst_strides, const std::array<Index, 3>& extent,
-              typename T::value_type scale, int threads = 1);
+              Scalar<T> scale, int threads = 1);
 
 /// p[x] *= factor for x in [0, n): the backward scale where no copy carries it (no exchange, as
 /// at one rank). `threads` as for copy_box: the pass is memory-bound, and one thread does not
@@ -39,5 +52,9 @@ extern template void copy_box<std::complex<float>>(const std::complex<float>*,
                                                    std::complex<float>*,
                                                    const std::array<Index, 3>&,
                                                    const std::array<Index, 3>&, float, int);
+extern template void copy_box<double>(const double*, const std::array<Index, 3>&, double*,
+                                      const std::array<Index, 3>&, const std::array<Index, 3>&, double, int);
+extern template void copy_box<float>(const float*, const std::array<Index, 3>&, float*,
+                                     const std::array<Index, 3>&, const std::array<Index, 3>&, float, int);
 
 }  // namespace volfft::kernels

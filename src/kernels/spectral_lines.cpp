@@ -23,7 +23,7 @@ void move_planes(const T* src, const std::array<Index, 3>& ss, T* dst, const std
   if (count <= 0) return;
   if (src != dst) {  // disjoint arrays: one copy
     extent[axis] = count;
-    copy_box(src + from * ss[axis], ss, dst + to * ds[axis], ds, extent, typename T::value_type(1));
+    copy_box(src + from * ss[axis], ss, dst + to * ds[axis], ds, extent, Scalar<T>(1));
     return;
   }
   if (ss[axis] == 1 && ds[axis] == 1) {
@@ -41,7 +41,7 @@ void move_planes(const T* src, const std::array<Index, 3>& ss, T* dst, const std
   for (Index k = 0; k < count; ++k) {
     const Index q = ascending ? k : count - 1 - k;
     if (from + q == to + q) continue;
-    copy_box(src + (from + q) * ss[axis], ss, dst + (to + q) * ds[axis], ds, extent, typename T::value_type(1));
+    copy_box(src + (from + q) * ss[axis], ss, dst + (to + q) * ds[axis], ds, extent, Scalar<T>(1));
   }
 }
 

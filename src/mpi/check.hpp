@@ -18,6 +18,10 @@ template <>
 inline MPI_Datatype type_of<std::complex<double>>() { return MPI_C_DOUBLE_COMPLEX; }
 template <>
 inline MPI_Datatype type_of<std::complex<float>>() { return MPI_C_FLOAT_COMPLEX; }
+template <>
+inline MPI_Datatype type_of<double>() { return MPI_DOUBLE; }
+template <>
+inline MPI_Datatype type_of<float>() { return MPI_FLOAT; }
 
 inline double now() { return MPI_Wtime(); }
 

@@ -53,7 +53,7 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
     char* d = const_cast<char*>(base_of(to, input, array, output)) + to.offset;
     if (s == d) return;  // in place: the data is there already
     kernels::copy_box(reinterpret_cast<const T*>(s), from.strides, reinterpret_cast<T*>(d), to.strides, extent,
-                      typename T::value_type(1), threads);
+                      kernels::Scalar<T>(1), threads);
   };
 }
 
