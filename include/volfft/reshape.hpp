@@ -29,8 +29,8 @@ class Reshape {
   /// persistent; node and pipelined read the source in ways a reshape cannot offer and are
   /// refused), `tune` (> 0 with engine automatic: the engines are timed, as a Plan's, and the
   /// fastest kept), `batch` and `batch_layout` (fields per array), `threads` (pack/unpack
-  /// copies). engine automatic with tune 0 is alltoallv. The workspace (two areas: the blocks
-  /// sent and the blocks received, this rank's own block excluded) is allocated here.
+  /// copies). engine automatic with tune 0 is alltoallv. The workspace (workspace_bytes()) is
+  /// allocated here.
   Reshape(MPI_Comm comm, const std::vector<std::int64_t>& shape, const LocalArray& in, const LocalArray& out,
           Precision precision = Precision::float64, Values values = Values::complex,
           const Options& options = {});
@@ -45,10 +45,14 @@ class Reshape {
   /// overlap (a rank with nothing to hold may pass nullptr). Allocates nothing. Ranks that pass
   /// bad pointers, or are in a different call, fail together with volfft::Error.
   void execute(const void* in, void* out);
+  /// The inverse redistribution, collective: `in`'s box receives the values of the ranks' `out`
+  /// boxes (back from pencils to bricks, say). The same contract as execute() with the roles
+  /// of the arrays swapped: `out` (output_count() elements) is read, `in` written.
+  void reverse(const void* out, void* in);
   /// Split phase: start() may return with messages under way (engines alltoallv, persistent,
   /// p2p; the others finish inside start()); finish() completes them. `in` and `out` must stay
-  /// untouched in between.
-  void start(const void* in, void* out);
+  /// untouched in between. `reversed`: the start of reverse(in = out array, out = in array).
+  void start(const void* in, void* out, bool reversed = false);
   /// Whether finish() would return without waiting (lets MPI progress).
   bool test();
   void finish();
@@ -61,9 +65,11 @@ class Reshape {
   /// Elements of the input and output arrays (storage sizes times batch).
   std::int64_t input_count() const;
   std::int64_t output_count() const;
-  /// Bytes of the workspace this rank holds (the send and receive areas; 0 with alltoallw).
+  /// Bytes of the workspace this rank holds: a send and a receive area, each as large as the
+  /// larger of sent_count() and received_count() (both directions use them); 0 with alltoallw.
   std::size_t workspace_bytes() const;
-  /// Elements this rank sends to and receives from other ranks per call (all fields).
+  /// Elements this rank sends to and receives from other ranks per execute() (all fields);
+  /// reverse() swaps them.
   std::int64_t sent_count() const;
   std::int64_t received_count() const;
   /// Rank 0's table of the engines timed (tune > 0), else empty.

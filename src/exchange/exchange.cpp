@@ -16,9 +16,11 @@ Transfer transfer_of(const core::ExchangeGeometry& g, bool backward) {
     t.send = g.send, t.recv = g.recv;
     t.member_from = g.member_from, t.member_to = g.member_to;
     t.member_storage = g.member_from_storage;
+    t.member_to_storage = g.member_to_storage;
   } else {
     t.member_from = g.member_to, t.member_to = g.member_from;
     t.member_storage = g.member_to_storage;
+    t.member_to_storage = g.member_from_storage;
     t.from_box = g.to_storage, t.to_box = g.from_storage;
     t.from_order = g.to_order, t.to_order = g.from_order;
     t.send = g.recv, t.recv = g.send;

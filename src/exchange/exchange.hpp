@@ -34,6 +34,7 @@ struct Transfer {
   std::vector<Box> send, recv;              // per member
   std::vector<Box> member_from, member_to;  // per member: its data before and after
   std::vector<Box> member_storage;          // per member: the array holding its data before
+  std::vector<Box> member_to_storage;       // per member: the array holding its data after
   int member = 0;
   Index max_block = 0;
   /// The fields of a batched plan in the source and destination arrays (the source is always

@@ -115,26 +115,26 @@ struct Reshape::Impl {
   Engine engine = Engine::alltoallv;
   std::unique_ptr<unsigned char[]> areas;
   Index send_area = 0, receive_area = 0;  // bytes
-  std::unique_ptr<exchange::Exchange> exchange;
+  std::unique_ptr<exchange::Exchange> exchange, back;  // in -> out, out -> in
   std::string report;
-  bool pending = false;
+  exchange::Exchange* pending = nullptr;
 
   ~Impl() {
-    exchange.reset();
+    exchange.reset(), back.reset();
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 
-  Index area_elements(Engine e, bool send) const {
+  // Elements of each area (send, receive): both directions share them.
+  Index area_elements(Engine e) const {
     if (e == Engine::alltoallw) return 0;
     if (e == Engine::alltoall) return transfer.max_block * transfer.from_fields.count * transfer.size();
-    return send ? sent : received;
+    return std::max(sent, received);
   }
 
-  // The engine `e` with its areas; collective. Allocation failures are agreed.
+  // The engine `e` both ways with its areas; collective. Allocation failures are agreed.
   void build(Engine e) {
-    exchange.reset();
-    send_area = area_elements(e, true) * element_bytes;
-    receive_area = area_elements(e, false) * element_bytes;
+    exchange.reset(), back.reset();
+    send_area = receive_area = area_elements(e) * element_bytes;
     std::string problem;
     try {
       areas.reset(new unsigned char[static_cast<std::size_t>(send_area + receive_area) + 1]);
@@ -144,6 +144,7 @@ struct Reshape::Impl {
     }
     exchange::Setup s;
     s.transfer = transfer;
+    exchange::Setup r = s;
     s.group = comm;
     s.precision = precision;
     s.real_values = values == Values::real;
@@ -153,17 +154,29 @@ struct Reshape::Impl {
     s.send = send_area ? areas.get() : nullptr;
     s.src = receive_area ? areas.get() + send_area : nullptr;
     exchange = exchange::make_exchange(e, s);
+    s.transfer = reversed(transfer);
+    back = exchange::make_exchange(e, s);
     engine = e;
   }
 
-  void run(const void* src, void* dst, bool split) {
+  // The transfer out -> in.
+  static exchange::Transfer reversed(const exchange::Transfer& t) {
+    exchange::Transfer r = t;
+    std::swap(r.from_box, r.to_box), std::swap(r.from_order, r.to_order);
+    std::swap(r.send, r.recv), std::swap(r.member_from, r.member_to);
+    std::swap(r.from_fields, r.to_fields);
+    r.member_storage = t.member_to_storage;
+    return r;
+  }
+
+  void run(exchange::Exchange& e, const void* src, void* dst, bool split) {
     NoCompute none;
     exchange::ExchangeTimes times;
-    exchange->read_from(src);
+    e.read_from(src);
     if (split)
-      exchange->start(dst, 1.0, none, times);
+      e.start(dst, 1.0, none, times);
     else
-      exchange->run(dst, 1.0, none, times);
+      e.run(dst, 1.0, none, times);
   }
 
   // Times the engines that apply (engine automatic, tune > 0): each candidate's slowest rank
@@ -192,12 +205,12 @@ void Reshape::Impl::tune() {
   table << "volfft::Reshape engines (max over ranks, best of 3, seconds):\n";
   for (Engine e : candidates) {
     build(e);
-    run(a.get(), b.get(), false);  // warm: first-touch, MPI's own setup
+    run(*exchange, a.get(), b.get(), false);  // warm: first-touch, MPI's own setup
     double t = 1e300;
     for (int k = 0; k < 3; ++k) {
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
-      run(a.get(), b.get(), false);
+      run(*exchange, a.get(), b.get(), false);
       double mine = MPI_Wtime() - t0, slowest = 0;
       MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
       t = std::min(t, slowest);
@@ -319,6 +332,7 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
     t.send.push_back(me_in.box.intersect(po.box));
     t.recv.push_back(pi.box.intersect(me_out.box));
     t.member_from.push_back(pi.box), t.member_to.push_back(po.box), t.member_storage.push_back(pi.storage);
+    t.member_to_storage.push_back(po.storage);
     if (m != rank) x.sent += t.count(t.send.back()), x.received += t.count(t.recv.back());
   }
   x.element_bytes = (values == Values::complex ? 2 : 1) * (precision == Precision::float64 ? 8 : 4);
@@ -359,34 +373,45 @@ bool overlapping(const void* a, Index a_bytes, const void* b, Index b_bytes) {
 }  // namespace
 
 void Reshape::execute(const void* in, void* out) {
-  start(in, out);
+  start(in, out, false);
   finish();
 }
 
-void Reshape::start(const void* in, void* out) {
-  Impl& x = *impl_;
-  std::string problem;
-  const Index in_bytes = input_count() * x.element_bytes, out_bytes = output_count() * x.element_bytes;
-  if ((in == nullptr && in_bytes > 0) || (out == nullptr && out_bytes > 0))
-    problem = "volfft::Reshape::execute: in and out must be non-null where the arrays hold elements (" +
-              std::to_string(input_count()) + " in, " + std::to_string(output_count()) + " out on this rank)";
-  else if (overlapping(in, in_bytes, out, out_bytes))
-    problem = "volfft::Reshape::execute: in and out overlap; a reshape reads one array and writes another";
-  else if (x.pending)
-    problem = "volfft::Reshape: a split-phase reshape is in progress: finish() it first";
-  mpi::agree_or_throw(x.comm, problem, 1, "volfft::Reshape: ranks made different calls on one reshape");
-  x.run(in, out, true);
-  x.pending = true;
+void Reshape::reverse(const void* out, void* in) {
+  start(out, in, true);
+  finish();
 }
 
-bool Reshape::test() { return !impl_->pending || impl_->exchange->test(); }
+void Reshape::start(const void* src, void* dst, bool reversed) {
+  Impl& x = *impl_;
+  std::string problem;
+  const char* call = reversed ? "volfft::Reshape::reverse: " : "volfft::Reshape::execute: ";
+  const Index src_count = reversed ? output_count() : input_count();
+  const Index dst_count = reversed ? input_count() : output_count();
+  const Index src_bytes = src_count * x.element_bytes, dst_bytes = dst_count * x.element_bytes;
+  if ((src == nullptr && src_bytes > 0) || (dst == nullptr && dst_bytes > 0))
+    problem = std::string(call) + "the arrays must be non-null where they hold elements (" +
+              std::to_string(src_count) + " read, " + std::to_string(dst_count) + " written on this rank)";
+  else if (overlapping(src, src_bytes, dst, dst_bytes))
+    problem = std::string(call) + "the arrays overlap; a reshape reads one array and writes another";
+  else if (x.pending)
+    problem = "volfft::Reshape: a split-phase reshape is in progress: finish() it first";
+  mpi::agree_or_throw(x.comm, problem, reversed ? 2 : 1,
+                      "volfft::Reshape: ranks made different calls on one reshape (execute/reverse)");
+  exchange::Exchange& e = reversed ? *x.back : *x.exchange;
+  x.run(e, src, dst, true);
+  x.pending = &e;
+}
+
+bool Reshape::test() { return !impl_->pending || impl_->pending->test(); }
 
 void Reshape::finish() {
   Impl& x = *impl_;
   if (!x.pending) return;
-  x.pending = false;
+  exchange::Exchange* e = x.pending;
+  x.pending = nullptr;
   exchange::ExchangeTimes times;
-  x.exchange->finish(times);
+  e->finish(times);
 }
 
 int Reshape::ndim() const { return impl_->ndim; }

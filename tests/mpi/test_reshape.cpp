@@ -141,6 +141,10 @@ void check_case(MPI_Comm comm, const Case& c, Precision precision, Values values
   std::fill(out.begin(), out.end(), Field<T>::ghost());
   r.execute(in.data(), out.data());
   CHECK_MSG(out == want, label << ": a second call differs");
+  // And back: reverse() fills the input boxes again, ghosts untouched.
+  std::vector<T> back(in.size(), Field<T>::ghost());
+  r.reverse(out.data(), back.data());
+  CHECK_MSG(back == before, label << ": reverse() does not give the input back");
 }
 
 // The arrays of rank `rank` from the covers; ghost layers of 0-2 per side when `ghosts`.
@@ -216,7 +220,8 @@ void named(MPI_Comm comm, int rank, int size) {
   check_case<double>(comm, c, Precision::float64, Values::real, Engine::automatic, 0, false);
 }
 
-// Workspace: the blocks that go through MPI, nothing for alltoallw; a reshape onto the same
+// Workspace: two areas as large as the larger of the blocks sent and received through MPI
+// (both directions share them), nothing for alltoallw; a reshape onto the same
 // boxes moves nothing through MPI.
 void workspace(MPI_Comm comm, int rank, int size) {
   const std::vector<Index> shape{8, 6, 4};
@@ -226,7 +231,7 @@ void workspace(MPI_Comm comm, int rank, int size) {
   Options o;
   o.engine = Engine::alltoallv;
   Reshape r(comm, shape, a, b, Precision::float64, Values::complex, o);
-  CHECK(r.workspace_bytes() == static_cast<std::size_t>((r.sent_count() + r.received_count()) * 16));
+  CHECK(r.workspace_bytes() == static_cast<std::size_t>(2 * std::max(r.sent_count(), r.received_count()) * 16));
   Index own = a.box.intersect(b.box).size();
   CHECK(r.sent_count() == a.box.size() - own && r.received_count() == b.box.size() - own);
   o.engine = Engine::alltoallw;
@@ -283,9 +288,13 @@ void errors(MPI_Comm comm, int rank, int size) {
   Reshape r(comm, shape, in, out);
   std::vector<std::complex<double>> a(static_cast<std::size_t>(r.input_count()) + 1), b(a.size());
   expect_everywhere("null", error_of([&] { r.execute(rank == 0 ? nullptr : a.data(), b.data()); }),
-                    "in and out must be non-null");
+                    "the arrays must be non-null where they hold elements");
   expect_everywhere("overlap call", error_of([&] { r.execute(a.data(), rank == 0 ? a.data() : b.data()); }),
-                    "in and out overlap");
+                    "the arrays overlap");
+  expect_everywhere("mixed calls", error_of([&] {
+                      if (rank == 0) r.execute(a.data(), b.data()); else r.reverse(b.data(), a.data());
+                    }),
+                    size > 1 ? "ranks made different calls on one reshape" : "");
   r.start(a.data(), b.data());
   expect_everywhere("pending", error_of([&] { r.start(a.data(), b.data()); }), "a split-phase reshape is in progress");
   r.finish();
