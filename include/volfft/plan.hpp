@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "volfft/description.hpp"
 #include "volfft/error.hpp"
 #include "volfft/options.hpp"
+#include "volfft/reshape.hpp"
 
 namespace volfft {
 
@@ -47,6 +49,25 @@ class Plan {
  public:
   Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind = Kind::c2c,
        Precision precision = Precision::float64, const Options& options = {});
+  /// A plan on the user's own distribution ("bring your own boxes"): `in` is this rank's part
+  /// of the forward input (for r2c the real grid, in reals: `shape`), `out` its part of the
+  /// forward output (the spectrum: `shape` with the last axis n/2 + 1 for r2c, the kept
+  /// lengths when padded). Each is a LocalArray (box, memory order, storage with ghost layers
+  /// or padding); the ranks' boxes on each side must cover that array exactly once (empty boxes
+  /// allowed), checked collectively: a bad cover is the same volfft::Error on every rank, naming
+  /// the ranks and boxes. std::nullopt keeps the plan's own arrays on that side; every rank must
+  /// give a side or none. The plan runs a Reshape (an exchange among all ranks, on the plan's
+  /// engine where that engine can reshape, else alltoallv) from the user's input array to its
+  /// first stage and from its last stage to the user's output array (backward: the reverse), and
+  /// leaves a side's out when the user's arrays are the plan's own on every rank. Its staging
+  /// arrays and the reshapes' areas count in workspace_bytes(); Options::workspace does not
+  /// combine with this constructor. In place: both sides go through staging, so `a` holds the
+  /// user's in-box before forward(a, a) and its out-box after (in_place_bytes(): the larger).
+  /// Split phase: forward_start() runs the input reshape before it returns; wait() runs the
+  /// output reshape after the transform. input_box(), input_order(), input_count() (and the
+  /// output's) describe the user's arrays; description() describes the plan's own stages.
+  Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
+       const std::optional<LocalArray>& in, const std::optional<LocalArray>& out = std::nullopt);
   ~Plan();
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
@@ -70,11 +91,19 @@ class Plan {
   /// Memory order of each side: user axes from slowest to fastest.
   std::vector<int> input_order() const;
   std::vector<int> output_order() const;
+  /// Each side's array: box, order and storage (larger than the box for an in-place r2c plan's
+  /// padded rows, or the user's ghost layers).
+  LocalArray input_array() const;
+  LocalArray output_array() const;
+  /// Whether the plan reshapes between the user's arrays and its own on that side.
+  bool reshapes_input() const;
+  bool reshapes_output() const;
   /// Elements to allocate: input_count() reals (r2c) or complexes (c2c); output_count()
   /// complexes. In-place plans: one array of in_place_bytes() holds both sides.
   std::int64_t input_count() const;
   std::int64_t output_count() const;
-  /// Bytes of workspace this rank uses (owned by the plan unless Options::workspace).
+  /// Bytes of workspace this rank uses (owned by the plan unless Options::workspace), with the
+  /// staging arrays and reshape areas of a plan on user arrays.
   std::size_t workspace_bytes() const;
   /// Options::in_place: forward(a, a)/backward(a, a) on one array.
   bool in_place() const;

@@ -85,7 +85,8 @@ Engine rule_engine(MPI_Comm comm, const Options& options) {
 
 class Plan::Impl {
  public:
-  Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind, Precision precision, const Options& options);
+  Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind, Precision precision, const Options& options,
+       const std::optional<LocalArray>& in = std::nullopt, const std::optional<LocalArray>& out = std::nullopt);
   ~Impl();
 
   MPI_Comm comm() const { return comms.all; }
@@ -109,13 +110,36 @@ class Plan::Impl {
   std::unique_ptr<plan::Program> fwd, bwd;
   plan::Program* pending = nullptr;  // the program of a split-phase call until finish()
 
+  // The user's own arrays (the constructor with LocalArrays): reshape_in goes from the user's
+  // input array to the plan's first stage (execute; backward: reverse), reshape_out from the
+  // plan's last stage to the user's output array; null where the arrays are the plan's own. The
+  // transform between them runs on staging arrays (one, in place).
+  LocalArray user_in, user_out;
+  std::unique_ptr<Reshape> reshape_in, reshape_out;
+  std::unique_ptr<unsigned char[]> staging;
+  void* stage_in = nullptr;
+  void* stage_out = nullptr;
+  std::size_t staging_bytes = 0;
+  double reshape_seconds[2][2] = {{0, 0}, {0, 0}};  // [forward, backward][before, after]
+  void* pending_out = nullptr;                      // the user's output of a split-phase call
+
+  Index user_input_count() const { return user_in.storage.size() * bp.fields; }
+  Index user_output_count() const { return user_out.storage.size() * bp.fields; }
+  Index user_in_place_bytes() const {
+    return std::max(user_input_count() * (bp.kind == Kind::r2c ? bp.complex_bytes / 2 : bp.complex_bytes),
+                    user_output_count() * bp.complex_bytes);
+  }
+  /// The reshape after the program of a direction (the user's output side), if any.
+  void reshape_after(bool forward, void* out);
+
  private:
+  void adopt_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out);
   void allocate(std::array<Scratch, 3>& scratch);
   void resolve_backend(std::array<Scratch, 3>& scratch);
 };
 
 Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind, Precision precision,
-                 const Options& given)
+                 const Options& given, const std::optional<LocalArray>& in, const std::optional<LocalArray>& out)
     : user_shape(shape) {
   mpi::check(MPI_Comm_dup(user_comm, &comms.all), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comms.all, MPI_ERRORS_RETURN);
@@ -209,6 +233,116 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   fwd = std::make_unique<plan::Program>(comm, bp, options, true, w, std::move(forward_setups), 1.0, plan_in.data, plan_out.data);
   bwd = std::make_unique<plan::Program>(comm, bp, options, false, w, std::move(backward_setups), scale, plan_in.data,
                                         plan_out.data);
+  adopt_user_arrays(in, out);
+}
+
+namespace {
+
+// The engine a plan's reshapes run on: the plan's own where it can reshape (reshape.hpp).
+Engine reshape_engine(Engine e) {
+  switch (e) {
+    case Engine::alltoallv:
+    case Engine::alltoall:
+    case Engine::alltoallw:
+    case Engine::p2p:
+    case Engine::persistent:
+      return e;
+    default:
+      return Engine::alltoallv;
+  }
+}
+
+// Whether two arrays of a rank are the same memory layout of the same box.
+bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
+  auto order = [&](const LocalArray& x) {
+    std::vector<int> o = x.order;
+    if (o.empty())
+      for (int k = 0; k < ndim; ++k) o.push_back(k);
+    return o;
+  };
+  auto storage = [](const LocalArray& x) { return x.storage == Box{} ? x.box : x.storage; };
+  if (a.box.empty() && b.box.empty()) return storage(a).size() == storage(b).size();
+  return a.box == b.box && order(a) == order(b) && storage(a) == storage(b);
+}
+
+}  // namespace
+
+void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
+  const MPI_Comm comm = comms.all;
+  const int ndim = bp.ndim;
+  LocalArray plan_in, plan_out;
+  plan_in.box = core::user_box(bp.real_box, ndim);
+  plan_in.order = core::user_order(bp.stages.front().order, ndim);
+  plan_in.storage = core::user_box(bp.real_storage, ndim);
+  plan_out.box = plan_out.storage = core::user_box(bp.stages.back().box, ndim);
+  plan_out.order = core::user_order(bp.stages.back().order, ndim);
+  user_in = plan_in, user_out = plan_out;
+
+  int given[2] = {in ? 1 : 0, out ? 1 : 0}, fewest[2], most[2];
+  mpi::check(MPI_Allreduce(given, fewest, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  mpi::check(MPI_Allreduce(given, most, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  for (int side = 0; side < 2; ++side)
+    if (fewest[side] != most[side])
+      throw Error(std::string("volfft: the ") + (side == 0 ? "in" : "out") +
+                  " array is given on some ranks but not on others (every rank gives it, or none)");
+  if (!most[0] && !most[1]) return;
+  mpi::agree_or_throw(comm, options.workspace ? "volfft: Options::workspace does not combine with user arrays (the "
+                                                "plan allocates the staging arrays and reshape areas itself)"
+                                              : "");
+  // A side is reshaped unless the user's arrays are the plan's own on every rank (cheap to
+  // check; the Reshape checks the covers themselves).
+  int differs[2] = {in && !same_array(*in, plan_in, ndim) ? 1 : 0, out && !same_array(*out, plan_out, ndim) ? 1 : 0};
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, differs, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  if (bp.in_place && (differs[0] || differs[1])) differs[0] = differs[1] = 1;  // one staging array between
+  if (!differs[0] && !differs[1]) return;
+
+  Options ro;
+  ro.engine = options.tune > 0 && options.engine == Engine::automatic ? Engine::automatic : reshape_engine(bp.engine);
+  ro.tune = options.tune, ro.threads = options.threads;
+  ro.batch = options.batch, ro.batch_layout = options.batch_layout;
+  std::vector<Index> spectrum;
+  for (int a = 3 - ndim; a < 3; ++a) spectrum.push_back(bp.kept_length(a));
+  const Values input_values = bp.kind == Kind::r2c ? Values::real : Values::complex;
+  if (differs[0])
+    reshape_in = std::make_unique<Reshape>(comm, user_shape, in ? *in : plan_in, plan_in, bp.precision, input_values, ro);
+  if (differs[1])
+    reshape_out = std::make_unique<Reshape>(comm, spectrum, plan_out, out ? *out : plan_out, bp.precision,
+                                            Values::complex, ro);
+  if (reshape_in) user_in = reshape_in->input();
+  if (reshape_out) user_out = reshape_out->output();
+
+  // Staging, 64-byte aligned like the plan's buffers: the plan's input and output arrays.
+  const Index in_bytes = bp.input_count() * (bp.kind == Kind::r2c ? bp.complex_bytes / 2 : bp.complex_bytes);
+  const Index out_bytes = bp.output_count() * bp.complex_bytes;
+  const Index in_area = reshape_in ? (in_bytes + 63) / 64 * 64 : 0;
+  staging_bytes = static_cast<std::size_t>(bp.in_place ? bp.in_place_bytes() + 64 : in_area + (reshape_out ? out_bytes : 0) + 64);
+  std::string problem;
+  try {
+    staging.reset(new unsigned char[staging_bytes]);
+  } catch (const std::bad_alloc&) {
+    problem = "volfft: could not allocate the staging arrays of " + std::to_string(staging_bytes) +
+              " bytes for the user arrays' reshapes";
+  }
+  mpi::agree_or_throw(comm, problem);
+  auto* base = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(staging.get()) + 63) &
+                                                ~static_cast<std::uintptr_t>(63));
+  if (bp.in_place) {
+    stage_in = stage_out = base;
+  } else {
+    if (reshape_in) stage_in = base;
+    if (reshape_out) stage_out = base + in_area;
+  }
+}
+
+void Plan::Impl::reshape_after(bool forward, void* out) {
+  Reshape* r = forward ? reshape_out.get() : reshape_in.get();
+  if (!r) return;
+  const double t0 = mpi::now();
+  if (forward)
+    r->execute(stage_out, out);
+  else
+    r->reverse(stage_in, out);
+  reshape_seconds[forward ? 0 : 1][1] = mpi::now() - t0;
 }
 
 Plan::Impl::~Impl() {
@@ -311,8 +445,8 @@ void Plan::Impl::call(bool forward, const void* in, void* out, bool split, const
   // call different directions fail together instead of exchanging garbage.
   std::string problem = type_problem;
   const char* name = forward ? (split ? "forward_start" : "forward") : (split ? "backward_start" : "backward");
-  const Index in_count = forward ? bp.input_count() : bp.output_count();
-  const Index out_count = forward ? bp.output_count() : bp.input_count();
+  const Index in_count = forward ? user_input_count() : user_output_count();
+  const Index out_count = forward ? user_output_count() : user_input_count();
   if (problem.empty() && ((in == nullptr && in_count > 0) || (out == nullptr && out_count > 0)))
     problem = std::string("volfft: ") + name + " needs non-null in and out arrays";
   if (problem.empty() && bp.in_place && in != out)
@@ -328,12 +462,29 @@ void Plan::Impl::call(bool forward, const void* in, void* out, bool split, const
                       "volfft: ranks made different calls on one plan (forward/backward, blocking/split-phase); "
                       "every rank must make the same call");
   plan::Program& p = forward ? *fwd : *bwd;
+  // User arrays: the user's input reshaped into the plan's (staging), the output through
+  // staging to the user's after the program.
+  Reshape* before = forward ? reshape_in.get() : reshape_out.get();
+  const void* src = in;
+  if (before) {
+    const double t0 = mpi::now();
+    void* stage = forward ? stage_in : stage_out;
+    if (forward)
+      before->execute(in, stage);
+    else
+      before->reverse(in, stage);
+    reshape_seconds[forward ? 0 : 1][0] = mpi::now() - t0;
+    src = stage;
+  }
+  void* dst = (forward ? reshape_out : reshape_in) ? (forward ? stage_out : stage_in) : out;
   if (!split) {
-    p.run(in, out);
+    p.run(src, dst);
+    reshape_after(forward, out);
     return;
   }
-  p.start(in, out);
+  p.start(src, dst);
   pending = &p;
+  pending_out = out;
 }
 
 void Plan::Impl::finish() {
@@ -341,6 +492,7 @@ void Plan::Impl::finish() {
   plan::Program* p = pending;
   pending = nullptr;
   p->finish();
+  reshape_after(p == fwd.get(), pending_out);
 }
 
 bool Plan::Impl::test() { return !pending || pending->test(); }
@@ -350,6 +502,9 @@ bool Plan::Impl::test() { return !pending || pending->test(); }
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
            const Options& options)
     : impl_(std::make_shared<Impl>(comm, shape, kind, precision, options)) {}
+Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
+           const std::optional<LocalArray>& in, const std::optional<LocalArray>& out)
+    : impl_(std::make_shared<Impl>(comm, shape, kind, precision, options, in, out)) {}
 Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
@@ -365,15 +520,23 @@ std::array<int, 2> Plan::grid_position() const {
   return core::user_position(impl_->bp.position, impl_->bp.ndim);
 }
 
-Box Plan::input_box() const { return core::user_box(impl_->bp.real_box, impl_->bp.ndim); }
-Box Plan::output_box() const { return core::user_box(impl_->bp.stages.back().box, impl_->bp.ndim); }
-std::vector<int> Plan::input_order() const { return core::user_order(impl_->bp.stages.front().order, impl_->bp.ndim); }
-std::vector<int> Plan::output_order() const { return core::user_order(impl_->bp.stages.back().order, impl_->bp.ndim); }
-std::int64_t Plan::input_count() const { return impl_->bp.input_count(); }
-std::int64_t Plan::output_count() const { return impl_->bp.output_count(); }
-std::size_t Plan::workspace_bytes() const { return impl_->bp.workspace_bytes(); }
+Box Plan::input_box() const { return impl_->user_in.box; }
+Box Plan::output_box() const { return impl_->user_out.box; }
+std::vector<int> Plan::input_order() const { return impl_->user_in.order; }
+std::vector<int> Plan::output_order() const { return impl_->user_out.order; }
+LocalArray Plan::input_array() const { return impl_->user_in; }
+LocalArray Plan::output_array() const { return impl_->user_out; }
+bool Plan::reshapes_input() const { return impl_->reshape_in != nullptr; }
+bool Plan::reshapes_output() const { return impl_->reshape_out != nullptr; }
+std::int64_t Plan::input_count() const { return impl_->user_input_count(); }
+std::int64_t Plan::output_count() const { return impl_->user_output_count(); }
+std::size_t Plan::workspace_bytes() const {
+  const Impl& x = *impl_;
+  return x.bp.workspace_bytes() + x.staging_bytes + (x.reshape_in ? x.reshape_in->workspace_bytes() : 0) +
+         (x.reshape_out ? x.reshape_out->workspace_bytes() : 0);
+}
 bool Plan::in_place() const { return impl_->bp.in_place; }
-std::size_t Plan::in_place_bytes() const { return static_cast<std::size_t>(impl_->bp.in_place_bytes()); }
+std::size_t Plan::in_place_bytes() const { return static_cast<std::size_t>(impl_->user_in_place_bytes()); }
 const PlanDescription& Plan::description() const { return impl_->description; }
 MPI_Comm Plan::comm() const { return impl_->comm(); }
 std::vector<int> Plan::row_members() const { return plan::members_in(impl_->comm(), impl_->comms.row); }
@@ -454,7 +617,14 @@ void Request::wait() {
 }
 
 std::vector<Phase> Plan::timings(Direction d) const {
-  return (d == Direction::forward ? impl_->fwd : impl_->bwd)->phases();
+  const Impl& x = *impl_;
+  const bool forward = d == Direction::forward;
+  std::vector<Phase> t = (forward ? x.fwd : x.bwd)->phases();
+  // A plan on user arrays: its reshapes first and last ("reshape_in": the input side's).
+  const double* r = x.reshape_seconds[forward ? 0 : 1];
+  if (forward ? x.reshape_in : x.reshape_out) t.insert(t.begin(), Phase{forward ? "reshape_in" : "reshape_out", r[0]});
+  if (forward ? x.reshape_out : x.reshape_in) t.push_back(Phase{forward ? "reshape_out" : "reshape_in", r[1]});
+  return t;
 }
 
 std::vector<Phase> Plan::timings_max(Direction d) const {

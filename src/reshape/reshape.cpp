@@ -120,6 +120,14 @@ struct Reshape::Impl {
   exchange::Exchange* pending = nullptr;
 
   ~Impl() {
+    // After MPI_Finalize (a Python object collected at exit) no MPI call may run: the engines'
+    // requests and types and the communicator are left to the process.
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) {
+      (void)exchange.release(), (void)back.release();
+      return;
+    }
     exchange.reset(), back.reset();
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 
+#include "support/covers.hpp"
 #include "support/errors.hpp"
 #include "support/mpi_main.hpp"
 #include "volfft/distribution.hpp"
@@ -24,35 +25,6 @@ namespace {
 
 constexpr double kGhost = -12345.0;  // what ghost cells hold before and after
 
-// P boxes covering `shape` (3 axes): recursive cuts of the largest box at random places, some
-// ranks left empty, assigned to ranks in random order. Same on every rank (same seed).
-std::vector<Box> random_cover(std::mt19937& g, const std::array<Index, 3>& n, int ranks) {
-  const int filled = 1 + static_cast<int>(g() % static_cast<unsigned>(ranks));
-  std::vector<Box> boxes{Box{{0, 0, 0}, n}};
-  while (static_cast<int>(boxes.size()) < filled) {
-    auto big = std::max_element(boxes.begin(), boxes.end(), [](const Box& a, const Box& b) { return a.size() < b.size(); });
-    Box b = *big;
-    int axis = static_cast<int>(g() % 3);
-    for (int t = 0; t < 3 && b.extent(axis) < 2; ++t) axis = (axis + 1) % 3;
-    if (b.extent(axis) < 2) break;  // no box can be cut: leave the remaining ranks empty
-    const Index cut = b.lo[axis] + 1 + static_cast<Index>(g() % static_cast<unsigned>(b.extent(axis) - 1));
-    Box first = b, second = b;
-    first.hi[axis] = cut, second.lo[axis] = cut;
-    *big = first;
-    boxes.push_back(second);
-  }
-  while (static_cast<int>(boxes.size()) < ranks) boxes.push_back(Box{});
-  std::shuffle(boxes.begin(), boxes.end(), g);
-  return boxes;
-}
-
-std::vector<int> random_order(std::mt19937& g, int ndim) {
-  std::vector<int> o(static_cast<std::size_t>(ndim));
-  for (int a = 0; a < ndim; ++a) o[static_cast<std::size_t>(a)] = a;
-  std::shuffle(o.begin(), o.end(), g);
-  return o;
-}
-
 // The array of `a` with its box's values (field f of index x: encode(f, x)) and kGhost elsewhere.
 template <class T>
 struct Field {
@@ -65,33 +37,13 @@ struct Field {
   static T ghost() { return T(static_cast<float>(kGhost)); }
 };
 
-struct Geometry {
-  std::array<Index, 3> strides;
-  Index size;
-};
-Geometry geometry(const LocalArray& a, int ndim) {
-  std::vector<int> order = a.order;
-  if (ndim == 2) order.push_back(2);
-  Geometry g{{0, 0, 0}, a.storage.size()};
-  Index s = 1;
-  for (int k = 2; k >= 0; --k) {
-    const int axis = order[static_cast<std::size_t>(k)];
-    g.strides[axis] = s;
-    s *= a.storage.extent(axis);
-  }
-  return g;
-}
-
 // Visits every element of `a`'s box: f(offset in the array (one field), global linear index).
 template <class F>
 void each(const LocalArray& a, int ndim, const std::array<Index, 3>& n, F f) {
-  const Geometry g = geometry(a, ndim);
+  const ArrayLayout layout(a, ndim);
   for (Index i = a.box.lo[0]; i < a.box.hi[0]; ++i)
     for (Index j = a.box.lo[1]; j < a.box.hi[1]; ++j)
-      for (Index k = a.box.lo[2]; k < a.box.hi[2]; ++k)
-        f((i - a.storage.lo[0]) * g.strides[0] + (j - a.storage.lo[1]) * g.strides[1] +
-              (k - a.storage.lo[2]) * g.strides[2],
-          (i * n[1] + j) * n[2] + k);
+      for (Index k = a.box.lo[2]; k < a.box.hi[2]; ++k) f(layout.offset(i, j, k), (i * n[1] + j) * n[2] + k);
 }
 
 struct Case {
@@ -159,9 +111,7 @@ Case make_case(std::mt19937& g, const std::vector<Index>& shape, int size, int r
   c.in.order = random_order(g, ndim), c.out.order = random_order(g, ndim);
   for (LocalArray* a : {&c.in, &c.out}) {
     if (ndim == 2) a->box.lo[2] = 0, a->box.hi[2] = 1;
-    if (!ghosts || a->box.empty()) continue;
-    a->storage = a->box;
-    for (int k = 0; k < ndim; ++k) a->storage.lo[k] -= (rank + k) % 3, a->storage.hi[k] += (rank + 2 * k) % 2;
+    if (ghosts) a->storage = with_ghosts(a->box, ndim, rank);
   }
   return c;
 }
