@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cctype>
 #include <cmath>
 #include <complex>
@@ -24,6 +25,7 @@
 #include "fftw_mpi_peer.hpp"
 #include "floor.hpp"
 #include "median.hpp"
+#include "volfft/distribution.hpp"
 #include "volfft/plan.hpp"
 
 using namespace volfft;
@@ -67,6 +69,7 @@ struct Args {
   std::vector<AxisKind> kinds;  // --kinds: the transform per axis (Options::kinds)
   int batch = 1;                // --batch K: K fields per call (Options::batch), timed against K single calls
   BatchLayout batch_layout = BatchLayout::outer;
+  std::string in_dist, out_dist;  // --in/--out: the user's distribution (user arrays), "" = the plan's own
   std::string json;
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
   bool floor = false;           // --floor: phases against the node's copy bandwidth (floor.hpp)
@@ -89,6 +92,9 @@ std::string usage() {
          "       [--in-place] (one array for input and output: Options::in_place)\n"
          "       [--kinds K0,K1[,K2]] (per axis: dft, r2c, dct1-4, dst1-4, none; Options::kinds)\n"
          "       [--batch K] [--batch-layout outer|inner] (K fields per call, also timed as K single-field calls)\n"
+         "       [--in D] [--out D] (the arrays in D = bricks|slabs|slabs0|slabs1|pencils|pencils0|pencils1|pencils2|\n"
+         "        fftw: named distributions; slabs = slabs0, pencils = z-pencils in, x-pencils out; fftw = FFTW-MPI's\n"
+         "        blocks of axis 0; the plan reshapes from and to them)\n"
          "       [--threads N] [--backend fftw|ducc0|auto] [--ranks-per-node R] (engine node: pretend nodes)\n"
          "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n"
          "       [--floor] (each phase against the bytes it must move at the ranks' copy bandwidth)\n";
@@ -138,6 +144,8 @@ Args parse(int argc, char** argv, int size) {
       while (std::getline(ks, item, ',')) a.kinds.push_back(parse_axis_kind(item));
     }
     else if (s == "--floor") a.floor = true;
+    else if (s == "--in") a.in_dist = value("--in");
+    else if (s == "--out") a.out_dist = value("--out");
     else if (s == "--threads") a.threads = to_int("--threads", value("--threads"));
     else if (s == "--backend") a.backend = parse_backend(value("--backend"));
     else if (s == "--ranks-per-node") a.ranks_per_node = to_int("--ranks-per-node", value("--ranks-per-node"));
@@ -199,6 +207,16 @@ Args parse(int argc, char** argv, int size) {
   if (!a.pad.empty() && a.pad.size() != a.shape.size())
     throw Error("volfft-bench: --pad needs as many sizes as the spectral shape (" + std::to_string(a.shape.size()) + ")");
   const int nd = static_cast<int>(a.shape.size());
+  for (const std::string* d : {&a.in_dist, &a.out_dist}) {
+    static const char* names[] = {"", "bricks", "slabs", "slabs0", "slabs1", "pencils", "pencils0", "pencils1", "pencils2", "fftw"};
+    if (std::find(std::begin(names), std::end(names), *d) == std::end(names))
+      throw Error("volfft-bench: --in/--out take bricks, slabs, slabs0, slabs1, pencils, pencils0, pencils1, pencils2 "
+                  "or fftw; got '" + *d + "'");
+    if (*d == "pencils2" && nd == 2)
+      throw Error("volfft-bench: --in/--out pencils2 needs a 3-D shape");
+  }
+  if ((!a.in_dist.empty() || !a.out_dist.empty()) && !a.pad.empty())
+    throw Error("volfft-bench: --in/--out do not combine with --pad");
   if (grid == "auto") a.grids = {{0, 0}};
   else if (grid == "all") a.grids = all_grids(size, nd);
   else {
@@ -280,10 +298,32 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   o.effort = a.effort;
   o.tune = a.tune;
   RunResult r;
+  // --in/--out: this rank's box of the named distribution, C order, no ghosts.
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  auto named = [&](const std::string& d, const std::vector<Index>& shape, bool input) -> std::optional<LocalArray> {
+    if (d.empty()) return std::nullopt;
+    const int last = static_cast<int>(shape.size()) - 1;
+    std::vector<Box> boxes;
+    if (d == "bricks") boxes = bricks(shape, ranks);
+    else if (d == "slabs" || d == "slabs0") boxes = slabs(shape, ranks, 0);
+    else if (d == "slabs1") boxes = slabs(shape, ranks, 1);
+    else if (d == "pencils") boxes = pencils(shape, ranks, input ? last : 0);
+    else if (d == "fftw") boxes = fftw_blocks(shape, ranks, 0);
+    else boxes = pencils(shape, ranks, d.back() - '0');
+    LocalArray l;
+    l.box = boxes[static_cast<std::size_t>(rank)];
+    return l;
+  };
+  std::vector<Index> spectrum = grid_shape;
+  if (a.kind == Kind::r2c) spectrum.back() = spectrum.back() / 2 + 1;
+  const auto user_in = named(a.in_dist, grid_shape, true), user_out = named(a.out_dist, spectrum, false);
   bench::forget_fftw_wisdom();  // each plan starts cold, like the peers' (fftw_mpi_peer.hpp)
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  Plan plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o);
+  Plan plan = user_in || user_out ? Plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o, user_in, user_out)
+                                  : Plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o);
   r.plan_seconds = max_over(MPI_Wtime() - t0);
   r.grid = plan.grid();
   r.engine = plan.engine();
@@ -324,8 +364,9 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     }
     return p;
   };
-  // C order over the input box; in-place r2c rows hold 2(n/2 + 1) reals (FFTW's padding).
-  const Index last = a.in_place && real ? 2 * (n3[nd - 1] / 2 + 1) : ib.extent(nd - 1);
+  // C order over the input box; in-place r2c rows hold 2(n/2 + 1) reals (FFTW's padding)
+  // unless the plan reshapes from the user's array (whose storage is the box).
+  const Index last = plan.input_array().storage.extent(nd - 1);
   auto in_offset = [&](Index x0, Index x1, Index x2) {
     return nd == 3 ? ((x0 - ib.lo[0]) * ib.extent(1) + (x1 - ib.lo[1])) * last + (x2 - ib.lo[2])
                    : (x0 - ib.lo[0]) * last + (x1 - ib.lo[1]);
@@ -575,10 +616,15 @@ int main(int argc, char** argv) {
     const Args a = parse(argc, argv, size);
     const double gflop = flops(a) * 1e-9;
     if (rank == 0)
-      std::printf("%s\n%s %s %s%s%s on %d rank(s) x %d thread(s), backend %s, layout %s, effort %s, backward %s, "
+      std::printf("%s\n%s %s %s%s%s%s on %d rank(s) x %d thread(s), backend %s, layout %s, effort %s, backward %s, "
                   "%d iterations (median, max over ranks)\n",
                   version_string().c_str(), to_string(a.kind), to_string(a.precision), shape_text(a.shape).c_str(),
                   a.pad.empty() ? "" : (" padded to " + shape_text(a.pad)).c_str(), a.in_place ? " in place" : "",
+                  a.in_dist.empty() && a.out_dist.empty()
+                      ? ""
+                      : (", in " + (a.in_dist.empty() ? std::string("plan's") : a.in_dist) + ", out " +
+                         (a.out_dist.empty() ? std::string("plan's") : a.out_dist))
+                            .c_str(),
                   size, a.threads,
                   to_string(a.backend), to_string(a.layout), to_string(a.effort), a.scale ? "scaled 1/N" : "unscaled",
                   a.iters);
@@ -713,6 +759,7 @@ int main(int argc, char** argv) {
          << "\", \"threads\": " << a.threads << ", \"backend\": \"" << to_string(a.backend)
          << "\", \"iters\": " << a.iters << ", \"scale_backward\": " << (a.scale ? "true" : "false")
          << ", \"in_place\": " << (a.in_place ? "true" : "false") << ", \"batch\": " << a.batch
+         << ", \"in\": \"" << a.in_dist << "\", \"out\": \"" << a.out_dist << "\""
          << ", \"batch_layout\": \"" << to_string(a.batch_layout) << "\"},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
          << ", \"peak_rss_bytes\": " << rss << ",\n \"verify\": {\"forward_max_error\": " << b.forward_error
          << ", \"roundtrip_max_error\": " << b.roundtrip_error << ", \"ok\": " << (ok ? "true" : "false") << "},\n \"exchanges\": [";
