@@ -52,6 +52,11 @@ struct PlanDescription {
   std::vector<int> input_order, output_order;  ///< axes, slowest to fastest in memory
   std::vector<StageDescription> stages;     ///< forward order
   std::vector<ExchangeDescription> exchanges;  ///< forward order; trivial ones omitted
+  /// A plan on user arrays (Plan's constructor with LocalArrays): "reshape_in" (the user's input
+  /// array to the first stage) and "reshape_out" (the last stage to the user's output array),
+  /// forward direction, where the plan runs them; input_boxes/output_boxes stay the plan's own.
+  /// Empty for describe() and for plans on their own arrays.
+  std::vector<ExchangeDescription> reshapes;
 };
 
 /// Describe the plan that Plan(comm, shape, kind, precision, options) would build on a

@@ -72,6 +72,10 @@ class Reshape {
   /// reverse() swaps them.
   std::int64_t sent_count() const;
   std::int64_t received_count() const;
+  /// Every rank's box before and after (index = rank of comm()): what a description of the
+  /// messages needs (the block from rank r to rank m is input_boxes()[r] ∩ output_boxes()[m]).
+  const std::vector<Box>& input_boxes() const;
+  const std::vector<Box>& output_boxes() const;
   /// Rank 0's table of the engines timed (tune > 0), else empty.
   const std::string& tuning_report() const;
   MPI_Comm comm() const;

@@ -79,14 +79,18 @@ nb::dict description_to_dict(const volfft::PlanDescription& d) {
     stages.append(stage);
   }
   r["stages"] = stages;
-  nb::list exchanges;
-  for (const auto& e : d.exchanges) {
-    nb::dict exchange;
-    exchange["name"] = e.name;
-    exchange["messages"] = messages_to_numpy(e.messages);
-    exchanges.append(exchange);
-  }
-  r["exchanges"] = exchanges;
+  auto exchange_list = [](const std::vector<volfft::ExchangeDescription>& list) {
+    nb::list out;
+    for (const auto& e : list) {
+      nb::dict exchange;
+      exchange["name"] = e.name;
+      exchange["messages"] = messages_to_numpy(e.messages);
+      out.append(exchange);
+    }
+    return out;
+  };
+  r["exchanges"] = exchange_list(d.exchanges);
+  r["reshapes"] = exchange_list(d.reshapes);
   return r;
 }
 

@@ -49,7 +49,9 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
         field of a batch; ``kind`` "c2c", "r2c" or the r2r kind),
         ``pack_bytes_per_rank`` (one int64 (P,) array per exchange: bytes each rank holds when
         it starts), ``input_boxes``/``output_boxes`` (int64 (P, 2, ndim), user axes) and
-        ``input_order``/``output_order`` (user axes, slowest to fastest).
+        ``input_order``/``output_order`` (user axes, slowest to fastest), and ``reshapes``
+        ([{"name", "messages"}] as ``exchanges``: a plan on user arrays' "reshape_in" before the
+        first stage and "reshape_out" after the last; empty otherwise).
     """
     ndim = int(raw["ndim"])
     last = ndim - 1
@@ -126,4 +128,7 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
         "output_boxes": output_boxes,
         "input_order": [int(a) for a in raw["input_order"]],
         "output_order": [int(a) for a in raw["output_order"]],
+        "reshapes": [{"name": str(e["name"]),
+                      "messages": np.asarray(e["messages"], dtype=np.int64).reshape(-1, 3)}
+                     for e in raw.get("reshapes", [])],
     }

@@ -310,6 +310,22 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
                                             Values::complex, ro);
   if (reshape_in) user_in = reshape_in->input();
   if (reshape_out) user_out = reshape_out->output();
+  // The reshapes' messages between virtual ranks, for the description (and so the model).
+  std::vector<int> position(rank_order.size());
+  for (std::size_t g = 0; g < rank_order.size(); ++g) position[static_cast<std::size_t>(rank_order[g])] = static_cast<int>(g);
+  auto describe_reshape = [&](const Reshape& r, const char* name, Index element_bytes) {
+    ExchangeDescription d;
+    d.name = name;
+    for (std::size_t a = 0; a < r.input_boxes().size(); ++a)
+      for (std::size_t b = 0; b < r.output_boxes().size(); ++b) {
+        const Index n = r.input_boxes()[a].intersect(r.output_boxes()[b]).size();
+        if (a != b && n > 0)
+          d.messages.push_back({position[a], position[b], n * element_bytes * bp.fields});
+      }
+    description.reshapes.push_back(std::move(d));
+  };
+  if (reshape_in) describe_reshape(*reshape_in, "reshape_in", bp.kind == Kind::r2c ? bp.complex_bytes / 2 : bp.complex_bytes);
+  if (reshape_out) describe_reshape(*reshape_out, "reshape_out", bp.complex_bytes);
 
   // Staging, 64-byte aligned like the plan's buffers: the plan's input and output arrays.
   const Index in_bytes = bp.input_count() * (bp.kind == Kind::r2c ? bp.complex_bytes / 2 : bp.complex_bytes);

@@ -109,6 +109,7 @@ struct Reshape::Impl {
   Values values = Values::complex;
   Options options;
   LocalArray in, out;  // as the user sees them (user axes)
+  std::vector<Box> in_boxes, out_boxes;  // every rank's
   exchange::Transfer transfer;
   Index element_bytes = 16;
   Index sent = 0, received = 0;  // elements through MPI (all fields)
@@ -325,6 +326,8 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
     return a;
   };
   x.in = user_array(me_in), x.out = user_array(me_out);
+  for (int m = 0; m < size; ++m)
+    x.in_boxes.push_back(ins[static_cast<std::size_t>(m)].box), x.out_boxes.push_back(outs[static_cast<std::size_t>(m)].box);
 
   exchange::Transfer& t = x.transfer;
   t.member = rank;
@@ -436,6 +439,8 @@ std::size_t Reshape::workspace_bytes() const {
 }
 std::int64_t Reshape::sent_count() const { return impl_->sent; }
 std::int64_t Reshape::received_count() const { return impl_->received; }
+const std::vector<Box>& Reshape::input_boxes() const { return impl_->in_boxes; }
+const std::vector<Box>& Reshape::output_boxes() const { return impl_->out_boxes; }
 const std::string& Reshape::tuning_report() const { return impl_->report; }
 MPI_Comm Reshape::comm() const { return impl_->comm; }
 

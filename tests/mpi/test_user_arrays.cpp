@@ -145,6 +145,28 @@ void check_plan(MPI_Comm comm, const Setup& s) {
   CHECK_MSG(round_trip <= tol, s.label << ": round trip relative error " << round_trip << " > " << tol);
   CHECK_MSG(wrong_ghosts == 0, s.label << ": " << wrong_ghosts << " ghost cells of the input array written");
 
+  // The description lists the reshapes' messages: what this rank sends in them is what its
+  // user box holds minus what stays with it.
+  // (No rank order is given here, so virtual rank = rank.)
+  const PlanDescription& desc = plan.description();
+  CHECK_MSG(desc.reshapes.size() == static_cast<std::size_t>(plan.reshapes_input()) + plan.reshapes_output(),
+            s.label << ": " << desc.reshapes.size() << " reshapes described");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  for (const auto& d : desc.reshapes) {
+    const bool in_side = d.name == "reshape_in";
+    const Box mine = in_side ? ia.box : desc.output_boxes[static_cast<std::size_t>(rank)];
+    const Box kept = in_side ? desc.input_boxes[static_cast<std::size_t>(rank)] : oa.box;
+    const Index element = (in_side && s.kind == Kind::r2c ? 1 : 2) * static_cast<Index>(sizeof(Real));
+    Index sent = 0;
+    for (const auto& msg : d.messages) {
+      CHECK(msg.source != msg.destination && msg.bytes > 0);
+      if (msg.source == rank) sent += msg.bytes;
+    }
+    CHECK_MSG(sent == (mine.size() - mine.intersect(kept).size()) * element * k,
+              s.label << ": " << d.name << " describes " << sent << " bytes sent by rank " << rank);
+  }
+
   // Timings name the reshapes, first and last.
   const auto t = plan.timings(Direction::forward);
   if (plan.reshapes_input()) CHECK_MSG(t.front().name == "reshape_in", s.label << ": first phase " << t.front().name);
