@@ -1,4 +1,4 @@
-/* volfft C API: distributed 2-D/3-D FFTs on MPI.
+/* volfft C API: distributed 2-D/3-D FFTs on MPI, and global redistributions (Reshape).
  *
  * Every function returns a volfft_status; on failure volfft_last_error() gives a message
  * (per thread, valid until the next volfft call on that thread). No C++ exception crosses
@@ -80,6 +80,22 @@ typedef struct {
 
 typedef struct volfft_plan_s* volfft_plan;
 
+/* A global index box [lo, hi) (volfft::Box). 2-D arrays keep [0, 1) as the third axis. */
+typedef struct {
+  int64_t lo[3];
+  int64_t hi[3];
+} volfft_box;
+
+/* One rank's part of a distributed array and the memory holding it (volfft::LocalArray).
+ * A zeroed struct is an empty box in C order. */
+typedef struct {
+  volfft_box box;      /* the elements this rank owns; may be empty */
+  int order[3];        /* memory order, axes slowest to fastest ... */
+  int order_length;    /* ... its entries: 0 (C order) or ndim */
+  volfft_box storage;  /* the local array in global indices when larger than box (ghost layers,
+                          padded rows); all zero = box itself. Must contain box. */
+} volfft_local_array;
+
 /* Fill *options with the defaults. */
 void volfft_options_default(volfft_options* options);
 
@@ -87,6 +103,15 @@ void volfft_options_default(volfft_options* options);
 volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
                                  int precision, const volfft_options* options,
                                  volfft_plan* plan);
+/* Collective: a plan on the user's own arrays (volfft::Plan's constructor with LocalArrays):
+ * in is this rank's part of the forward input, out of the forward output; NULL keeps the plan's
+ * own array on that side (every rank NULL or none). The ranks' boxes must cover each array once;
+ * a bad cover is VOLFFT_ERROR_ARGUMENT on every rank with a message naming ranks and boxes. The
+ * plan reshapes between the user's arrays and its own; options->workspace must be NULL. */
+volfft_status volfft_plan_create_on_arrays(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
+                                           int precision, const volfft_options* options,
+                                           const volfft_local_array* in, const volfft_local_array* out,
+                                           volfft_plan* plan);
 /* Collective. Accepts NULL. */
 volfft_status volfft_plan_destroy(volfft_plan plan);
 
@@ -111,6 +136,9 @@ volfft_status volfft_output_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]);
 /* Memory orders: order[ndim], user axes slowest to fastest. */
 volfft_status volfft_input_order(volfft_plan plan, int* order);
 volfft_status volfft_output_order(volfft_plan plan, int* order);
+/* Each side's array: box, order and storage (the user's arrays of a plan made on them). */
+volfft_status volfft_input_array(volfft_plan plan, volfft_local_array* array);
+volfft_status volfft_output_array(volfft_plan plan, volfft_local_array* array);
 volfft_status volfft_counts(volfft_plan plan, int64_t* input_count, int64_t* output_count);
 volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes);
 /* Bytes of the one array an in-place plan transforms (Plan::in_place_bytes). */
@@ -122,6 +150,40 @@ volfft_status volfft_grid(volfft_plan plan, int grid[2]);
  * names[k] stay valid until the plan is destroyed or called again. */
 volfft_status volfft_timings(volfft_plan plan, int direction, int max_over_ranks, int* count,
                              const char** names, double* seconds);
+
+/* ---- Named distributions (volfft/distribution.hpp): the box of every rank, boxes[r] for
+ * r < ranks (the caller's array of `ranks` entries). Pure, no MPI. shape: ndim (2 or 3) sizes. */
+volfft_status volfft_slabs(int ndim, const int64_t* shape, int ranks, int axis, volfft_box* boxes);
+volfft_status volfft_pencils(int ndim, const int64_t* shape, int ranks, int axis, volfft_box* boxes);
+volfft_status volfft_bricks(int ndim, const int64_t* shape, int ranks, volfft_box* boxes);
+/* FFTW-MPI's blocks along axis: block points per rank (0 = ceil(n / ranks)); last ranks may be empty. */
+volfft_status volfft_fftw_blocks(int ndim, const int64_t* shape, int ranks, int axis, int64_t block,
+                                 volfft_box* boxes);
+
+/* ---- Reshape (volfft::Reshape): the global redistribution alone, no transform. */
+typedef enum { VOLFFT_VALUES_COMPLEX = 0, VOLFFT_VALUES_REAL = 1 } volfft_values;
+typedef struct volfft_reshape_s* volfft_reshape;
+/* Collective. in/out: this rank's array before and after. values: volfft_values. Options read:
+ * engine (not pipelined/node), tune, batch, batch_layout, threads; options may be NULL. */
+volfft_status volfft_reshape_create(MPI_Comm comm, int ndim, const int64_t* shape,
+                                    const volfft_local_array* in, const volfft_local_array* out,
+                                    int precision, int values, const volfft_options* options,
+                                    volfft_reshape* reshape);
+/* Collective. Accepts NULL. */
+volfft_status volfft_reshape_destroy(volfft_reshape reshape);
+/* Collective: out's box receives the values of the ranks' in boxes; in is not changed. */
+volfft_status volfft_reshape_execute(volfft_reshape reshape, const void* in, void* out);
+/* Collective: the inverse (out array read, in array written). */
+volfft_status volfft_reshape_reverse(volfft_reshape reshape, const void* out, void* in);
+/* Split phase: start (reversed != 0: of reverse, with in = the out array), test, finish. */
+volfft_status volfft_reshape_start(volfft_reshape reshape, const void* in, void* out, int reversed);
+volfft_status volfft_reshape_test(volfft_reshape reshape, int* done);
+volfft_status volfft_reshape_finish(volfft_reshape reshape);
+/* Elements of the input and output arrays (storage times batch). */
+volfft_status volfft_reshape_counts(volfft_reshape reshape, int64_t* input_count, int64_t* output_count);
+volfft_status volfft_reshape_workspace_bytes(volfft_reshape reshape, size_t* bytes);
+/* The engine it runs (a volfft_engine, never AUTO). */
+volfft_status volfft_reshape_engine(volfft_reshape reshape, int* engine);
 
 const char* volfft_last_error(void);
 const char* volfft_version(void);

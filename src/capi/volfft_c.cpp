@@ -5,10 +5,13 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "capi/guarded.hpp"
+#include "capi/local_array_c.hpp"
 #include "capi/options_c.hpp"
 #include "mpi/agreement.hpp"
 #include "volfft/plan.hpp"
@@ -22,33 +25,14 @@ struct volfft_plan_s {
   std::vector<volfft::Phase> phases;  // keeps the names handed out by volfft_timings alive
 };
 
+std::string& volfft::capi::last_error() {
+  thread_local std::string message;
+  return message;
+}
+
 namespace {
 
-thread_local std::string last_error;
-
-template <class F>
-volfft_status guarded(F&& f) {
-  try {
-    last_error.clear();
-    f();
-    return VOLFFT_OK;
-  } catch (const volfft::Error& e) {
-    last_error = e.what();
-    return VOLFFT_ERROR_ARGUMENT;
-  } catch (const std::bad_alloc&) {
-    last_error = "volfft: out of memory";
-    return VOLFFT_ERROR_INTERNAL;
-  } catch (const volfft::MpiError& e) {
-    last_error = e.what();
-    return VOLFFT_ERROR_MPI;
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return VOLFFT_ERROR_INTERNAL;
-  } catch (...) {
-    last_error = "volfft: unknown error";
-    return VOLFFT_ERROR_INTERNAL;
-  }
-}
+using volfft::capi::guarded;
 
 void require_plan(volfft_plan p) {
   if (!p) throw volfft::Error("volfft: plan is NULL");
@@ -73,17 +57,23 @@ void volfft_options_default(volfft_options* o) {
   if (o) *o = volfft::capi::to_c(volfft::Options{}, no_kinds);
 }
 
-volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
-                                 int precision, const volfft_options* options,
-                                 volfft_plan* plan) {
+}  // extern "C"
+
+namespace {
+
+// volfft_plan_create and volfft_plan_create_on_arrays: everything checked here is checked on
+// every rank together (one collective), so that an argument wrong on one rank fails all of them
+// instead of leaving the others in a collective.
+volfft_status create_plan(MPI_Comm comm, int ndim, const int64_t* shape, int kind, int precision,
+                          const volfft_options* options, const volfft_local_array* in,
+                          const volfft_local_array* out, volfft_plan* plan, bool on_arrays) {
   return guarded([&] {
     if (plan) *plan = nullptr;
-    // Everything checked here is checked on every rank together (one collective), so that an
-    // argument wrong on one rank fails all of them instead of leaving the others in a collective.
     volfft::Options o;
     std::vector<std::int64_t> s;
     volfft::Kind k = volfft::Kind::c2c;
     volfft::Precision p = volfft::Precision::float64;
+    std::optional<volfft::LocalArray> in_array, out_array;
     std::string problem;
     try {
       if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
@@ -98,12 +88,34 @@ volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, 
                             std::to_string(precision));
       k = kind == VOLFFT_R2C ? volfft::Kind::r2c : volfft::Kind::c2c;
       p = precision == VOLFFT_FLOAT ? volfft::Precision::float32 : volfft::Precision::float64;
+      if (in) in_array = volfft::capi::from_c(*in, "in");
+      if (out) out_array = volfft::capi::from_c(*out, "out");
     } catch (const volfft::Error& e) {
       problem = e.what();
     }
     volfft::mpi::agree_or_throw(comm, problem);
-    *plan = new volfft_plan_s{volfft::Plan(comm, s, k, p, o), {}};
+    if (on_arrays)
+      *plan = new volfft_plan_s{volfft::Plan(comm, s, k, p, o, in_array, out_array), {}};
+    else
+      *plan = new volfft_plan_s{volfft::Plan(comm, s, k, p, o), {}};
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
+                                 int precision, const volfft_options* options,
+                                 volfft_plan* plan) {
+  return create_plan(comm, ndim, shape, kind, precision, options, nullptr, nullptr, plan, false);
+}
+
+volfft_status volfft_plan_create_on_arrays(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
+                                           int precision, const volfft_options* options,
+                                           const volfft_local_array* in, const volfft_local_array* out,
+                                           volfft_plan* plan) {
+  return create_plan(comm, ndim, shape, kind, precision, options, in, out, plan, true);
 }
 
 volfft_status volfft_plan_destroy(volfft_plan plan) {
@@ -192,6 +204,22 @@ volfft_status volfft_output_order(volfft_plan plan, int* order) {
   });
 }
 
+volfft_status volfft_input_array(volfft_plan plan, volfft_local_array* array) {
+  return guarded([&] {
+    require_plan(plan);
+    if (!array) throw volfft::Error("volfft: array (the output pointer) is NULL");
+    *array = volfft::capi::to_c(plan->plan.input_array());
+  });
+}
+
+volfft_status volfft_output_array(volfft_plan plan, volfft_local_array* array) {
+  return guarded([&] {
+    require_plan(plan);
+    if (!array) throw volfft::Error("volfft: array (the output pointer) is NULL");
+    *array = volfft::capi::to_c(plan->plan.output_array());
+  });
+}
+
 volfft_status volfft_counts(volfft_plan plan, int64_t* input_count, int64_t* output_count) {
   return guarded([&] {
     require_plan(plan);
@@ -238,7 +266,7 @@ volfft_status volfft_timings(volfft_plan plan, int direction, int max_over_ranks
   });
 }
 
-const char* volfft_last_error(void) { return last_error.c_str(); }
+const char* volfft_last_error(void) { return volfft::capi::last_error().c_str(); }
 
 const char* volfft_version(void) {
   static const std::string v = volfft::version_string();

@@ -1,0 +1,220 @@
+/* The C API of user arrays, named distributions and Reshape, against serial FFTW:
+ *  - volfft_reshape from bricks to x-pencils and back, complex double and real float;
+ *  - a plan on bricks in and bricks out (volfft_plan_create_on_arrays), with ghost layers on the
+ *    input, forward against FFTW's serial 3-D DFT of the gathered array, backward round trip;
+ *  - errors: an overlapping cover and a NULL array on one rank fail on every rank alike.
+ * Any failure aborts the job (MPI_Abort), so a failing rank never leaves the others waiting. */
+#include <complex.h>
+#include <fftw3.h> /* after complex.h: fftw_complex is double complex */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <volfft/volfft.h>
+
+static int rank = 0, ranks = 1;
+
+#define CHECK(condition, ...)                                                  \
+  do {                                                                         \
+    if (!(condition)) {                                                        \
+      fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);           \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, " (volfft: %s)\n", volfft_last_error());                 \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+    }                                                                          \
+  } while (0)
+
+/* The global test function: a value per global index, different everywhere. */
+static double complex value_at(int64_t i, int64_t j, int64_t k) {
+  return sin(0.7 * i + 0.3) + 0.25 * j - 0.1 * k + I * cos(0.2 * i * j + 0.5 * k);
+}
+
+static int64_t extent(const volfft_box* b, int a) { return b->hi[a] - b->lo[a]; }
+
+/* Offset of global (i, j, k) in a C-order array over `storage`. */
+static int64_t offset_in(const volfft_box* s, int64_t i, int64_t j, int64_t k) {
+  return ((i - s->lo[0]) * extent(s, 1) + (j - s->lo[1])) * extent(s, 2) + (k - s->lo[2]);
+}
+
+static void reshape_bricks_to_pencils(void) {
+  const int64_t shape[3] = {13, 10, 7};
+  volfft_box* bricks = malloc(ranks * sizeof *bricks);
+  volfft_box* pencils = malloc(ranks * sizeof *pencils);
+  CHECK(volfft_bricks(3, shape, ranks, bricks) == VOLFFT_OK, "volfft_bricks");
+  CHECK(volfft_pencils(3, shape, ranks, 0, pencils) == VOLFFT_OK, "volfft_pencils");
+  volfft_local_array in, out;
+  memset(&in, 0, sizeof in), memset(&out, 0, sizeof out);
+  in.box = bricks[rank];
+  out.box = pencils[rank];
+  /* The output in memory order (1, 2, 0): axis 0 fastest, as an x-pencil code holds it. */
+  out.order[0] = 1, out.order[1] = 2, out.order[2] = 0, out.order_length = 3;
+
+  /* complex double */
+  volfft_reshape reshape;
+  CHECK(volfft_reshape_create(MPI_COMM_WORLD, 3, shape, &in, &out, VOLFFT_DOUBLE, VOLFFT_VALUES_COMPLEX, NULL,
+                              &reshape) == VOLFFT_OK, "volfft_reshape_create");
+  int64_t n_in = 0, n_out = 0;
+  CHECK(volfft_reshape_counts(reshape, &n_in, &n_out) == VOLFFT_OK, "counts");
+  const volfft_box* b = &in.box;
+  CHECK(n_in == extent(b, 0) * extent(b, 1) * extent(b, 2), "input count %lld", (long long)n_in);
+  double complex* x = malloc((n_in + 1) * sizeof *x);
+  double complex* y = malloc((n_out + 1) * sizeof *y);
+  double complex* z = malloc((n_in + 1) * sizeof *z);
+  for (int64_t i = b->lo[0]; i < b->hi[0]; ++i)
+    for (int64_t j = b->lo[1]; j < b->hi[1]; ++j)
+      for (int64_t k = b->lo[2]; k < b->hi[2]; ++k) x[offset_in(b, i, j, k)] = value_at(i, j, k);
+  CHECK(volfft_reshape_execute(reshape, x, y) == VOLFFT_OK, "execute");
+  const volfft_box* p = &out.box;
+  for (int64_t i = p->lo[0]; i < p->hi[0]; ++i)
+    for (int64_t j = p->lo[1]; j < p->hi[1]; ++j)
+      for (int64_t k = p->lo[2]; k < p->hi[2]; ++k) {
+        const int64_t at = ((j - p->lo[1]) * extent(p, 2) + (k - p->lo[2])) * extent(p, 0) + (i - p->lo[0]);
+        CHECK(y[at] == value_at(i, j, k), "reshaped element (%lld, %lld, %lld)", (long long)i, (long long)j,
+              (long long)k);
+      }
+  /* split phase of the reverse: back to bricks */
+  CHECK(volfft_reshape_start(reshape, y, z, 1) == VOLFFT_OK, "start reversed");
+  int done = 0;
+  CHECK(volfft_reshape_test(reshape, &done) == VOLFFT_OK, "test");
+  CHECK(volfft_reshape_finish(reshape) == VOLFFT_OK, "finish");
+  for (int64_t n = 0; n < n_in; ++n) CHECK(z[n] == x[n], "reversed element %lld", (long long)n);
+  int engine = -1;
+  CHECK(volfft_reshape_engine(reshape, &engine) == VOLFFT_OK && engine == VOLFFT_ENGINE_ALLTOALLV,
+        "default engine: %d", engine);
+  size_t bytes = 0;
+  CHECK(volfft_reshape_workspace_bytes(reshape, &bytes) == VOLFFT_OK, "workspace");
+  CHECK(volfft_reshape_destroy(reshape) == VOLFFT_OK, "destroy");
+
+  /* real float on the p2p engine, C order both sides */
+  out.order_length = 0;
+  volfft_options options;
+  volfft_options_default(&options);
+  options.engine = VOLFFT_ENGINE_P2P;
+  CHECK(volfft_reshape_create(MPI_COMM_WORLD, 3, shape, &in, &out, VOLFFT_FLOAT, VOLFFT_VALUES_REAL, &options,
+                              &reshape) == VOLFFT_OK, "volfft_reshape_create (float)");
+  float* xf = malloc((n_in + 1) * sizeof *xf);
+  float* yf = malloc((n_out + 1) * sizeof *yf);
+  for (int64_t i = b->lo[0]; i < b->hi[0]; ++i)
+    for (int64_t j = b->lo[1]; j < b->hi[1]; ++j)
+      for (int64_t k = b->lo[2]; k < b->hi[2]; ++k) xf[offset_in(b, i, j, k)] = (float)(100 * i + 10 * j + k);
+  CHECK(volfft_reshape_execute(reshape, xf, yf) == VOLFFT_OK, "execute (float)");
+  for (int64_t i = p->lo[0]; i < p->hi[0]; ++i)
+    for (int64_t j = p->lo[1]; j < p->hi[1]; ++j)
+      for (int64_t k = p->lo[2]; k < p->hi[2]; ++k)
+        CHECK(yf[offset_in(p, i, j, k)] == (float)(100 * i + 10 * j + k), "float element");
+  CHECK(volfft_reshape_destroy(reshape) == VOLFFT_OK, "destroy");
+  free(x), free(y), free(z), free(xf), free(yf), free(bricks), free(pencils);
+}
+
+static void plan_on_bricks(void) {
+  const int64_t shape[3] = {9, 11, 6};
+  const int64_t N = shape[0] * shape[1] * shape[2];
+  volfft_box* bricks = malloc(ranks * sizeof *bricks);
+  CHECK(volfft_bricks(3, shape, ranks, bricks) == VOLFFT_OK, "volfft_bricks");
+  volfft_local_array in, out;
+  memset(&in, 0, sizeof in), memset(&out, 0, sizeof out);
+  in.box = bricks[rank];
+  out.box = bricks[rank];
+  /* a ghost layer of 1 around the input brick */
+  in.storage = in.box;
+  for (int a = 0; a < 3; ++a) in.storage.lo[a] -= 1, in.storage.hi[a] += 1;
+  volfft_plan plan;
+  CHECK(volfft_plan_create_on_arrays(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, NULL, &in, &out,
+                                     &plan) == VOLFFT_OK, "volfft_plan_create_on_arrays");
+  volfft_local_array got;
+  CHECK(volfft_input_array(plan, &got) == VOLFFT_OK, "input_array");
+  for (int a = 0; a < 3; ++a)
+    CHECK(got.box.lo[a] == in.box.lo[a] && got.storage.hi[a] == in.storage.hi[a], "input_array axis %d", a);
+  int64_t n_in = 0, n_out = 0;
+  CHECK(volfft_counts(plan, &n_in, &n_out) == VOLFFT_OK, "counts");
+  const volfft_box* s = &in.storage;
+  CHECK(n_in == extent(s, 0) * extent(s, 1) * extent(s, 2), "input count with ghosts: %lld", (long long)n_in);
+  double complex* x = malloc((n_in + 1) * sizeof *x);
+  double complex* y = malloc((n_out + 1) * sizeof *y);
+  double complex* z = malloc((n_in + 1) * sizeof *z);
+  for (int64_t n = 0; n < n_in; ++n) x[n] = z[n] = 1e300; /* ghosts: never read */
+  const volfft_box* b = &in.box;
+  for (int64_t i = b->lo[0]; i < b->hi[0]; ++i)
+    for (int64_t j = b->lo[1]; j < b->hi[1]; ++j)
+      for (int64_t k = b->lo[2]; k < b->hi[2]; ++k) x[offset_in(s, i, j, k)] = value_at(i, j, k);
+  CHECK(volfft_forward(plan, x, y) == VOLFFT_OK, "forward");
+
+  /* serial reference: every rank transforms the whole array */
+  fftw_complex* whole = fftw_malloc(N * sizeof *whole);
+  for (int64_t i = 0; i < shape[0]; ++i)
+    for (int64_t j = 0; j < shape[1]; ++j)
+      for (int64_t k = 0; k < shape[2]; ++k)
+        whole[(i * shape[1] + j) * shape[2] + k] = value_at(i, j, k);
+  fftw_plan serial = fftw_plan_dft_3d((int)shape[0], (int)shape[1], (int)shape[2], whole, whole, FFTW_FORWARD,
+                                      FFTW_ESTIMATE);
+  fftw_execute(serial);
+  const volfft_box* o = &out.box;
+  double error = 0;
+  for (int64_t i = o->lo[0]; i < o->hi[0]; ++i)
+    for (int64_t j = o->lo[1]; j < o->hi[1]; ++j)
+      for (int64_t k = o->lo[2]; k < o->hi[2]; ++k) {
+        error = fmax(error, cabs(y[offset_in(o, i, j, k)] - whole[(i * shape[1] + j) * shape[2] + k]));
+      }
+  CHECK(error < 1e-10 * N, "forward against serial FFTW: error %.3e", error);
+  CHECK(volfft_backward(plan, y, z) == VOLFFT_OK, "backward");
+  for (int64_t i = b->lo[0]; i < b->hi[0]; ++i)
+    for (int64_t j = b->lo[1]; j < b->hi[1]; ++j)
+      for (int64_t k = b->lo[2]; k < b->hi[2]; ++k)
+        CHECK(cabs(z[offset_in(s, i, j, k)] - value_at(i, j, k)) < 1e-12, "round trip");
+  CHECK(z[0] == 1e300, "backward wrote a ghost element");
+  fftw_destroy_plan(serial);
+  fftw_free(whole);
+  CHECK(volfft_plan_destroy(plan) == VOLFFT_OK, "destroy");
+  free(x), free(y), free(z), free(bricks);
+}
+
+/* Both must fail on every rank with the same status, and return (no hang: ctest's timeout). */
+static void errors_on_every_rank(void) {
+  const int64_t shape[3] = {8, 6, 5};
+  volfft_box* slabs = malloc(ranks * sizeof *slabs);
+  CHECK(volfft_slabs(3, shape, ranks, 0, slabs) == VOLFFT_OK, "volfft_slabs");
+  volfft_local_array in, out;
+  memset(&in, 0, sizeof in), memset(&out, 0, sizeof out);
+  in.box = slabs[rank];
+  out.box = slabs[rank];
+  /* rank 0 claims the whole array: an overlap with every other rank (np > 1); at np 1 a box one
+   * plane too long, outside the array */
+  const volfft_box own = in.box;
+  if (rank == 0) in.box.hi[0] = ranks > 1 ? shape[0] : shape[0] + 1;
+  volfft_reshape reshape = (volfft_reshape)&in;  /* must come back NULL */
+  int status = volfft_reshape_create(MPI_COMM_WORLD, 3, shape, &in, &out, VOLFFT_DOUBLE, VOLFFT_VALUES_COMPLEX,
+                                     NULL, &reshape);
+  CHECK(status == VOLFFT_ERROR_ARGUMENT && reshape == NULL, "bad cover accepted: status %d", status);
+  CHECK(strstr(volfft_last_error(), ranks > 1 ? "overlap" : "not inside the array") != NULL, "message: %s",
+        volfft_last_error());
+  in.box = own;
+  /* a NULL output array on the last rank only */
+  status = volfft_reshape_create(MPI_COMM_WORLD, 3, shape, &in, rank == ranks - 1 ? NULL : &out, VOLFFT_DOUBLE,
+                                 VOLFFT_VALUES_COMPLEX, NULL, &reshape);
+  CHECK(status == VOLFFT_ERROR_ARGUMENT, "NULL out on one rank: status %d", status);
+  CHECK(rank != ranks - 1 || strstr(volfft_last_error(), "out is NULL") != NULL, "message: %s",
+        volfft_last_error());
+  /* a bad order length, agreed before the plan's collectives */
+  out.order_length = rank == 0 ? 7 : 0;
+  volfft_plan plan;
+  status = volfft_plan_create_on_arrays(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, NULL, &in, &out, &plan);
+  CHECK(status == VOLFFT_ERROR_ARGUMENT && plan == NULL, "order_length 7 accepted");
+  CHECK(rank != 0 || strstr(volfft_last_error(), "out.order_length") != NULL, "message: %s", volfft_last_error());
+  /* distributions: bad axis, named */
+  CHECK(volfft_pencils(3, shape, ranks, 3, slabs) == VOLFFT_ERROR_ARGUMENT && strstr(volfft_last_error(), "axis"),
+        "pencils axis 3: %s", volfft_last_error());
+  CHECK(volfft_bricks(3, shape, ranks, NULL) == VOLFFT_ERROR_ARGUMENT, "bricks into NULL");
+  free(slabs);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  reshape_bricks_to_pencils();
+  plan_on_bricks();
+  errors_on_every_rank();
+  if (rank == 0) printf("test_c_arrays: all passed at np %d\n", ranks);
+  MPI_Finalize();
+  return 0;
+}
