@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "volfft/box.hpp"
@@ -53,6 +54,11 @@ class Reshape {
   /// p2p; the others finish inside start()); finish() completes them. `in` and `out` must stay
   /// untouched in between. `reversed`: the start of reverse(in = out array, out = in array).
   void start(const void* in, void* out, bool reversed = false);
+  /// Collective: throws volfft::Error on every rank when any rank passes a non-empty `problem`,
+  /// as Plan::agree_on_problem. execute()/reverse()/start() run this agreement on their own
+  /// checks; a binding that checks arrays itself calls it with its message instead of raising
+  /// alone, so the other ranks, inside execute(), fail with it instead of waiting.
+  void agree_on_problem(const std::string& problem);
   /// Whether finish() would return without waiting (lets MPI progress).
   bool test();
   void finish();

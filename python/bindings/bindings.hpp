@@ -8,8 +8,10 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "volfft/box.hpp"
 #include "volfft/description.hpp"
 #include "volfft/options.hpp"
 
@@ -33,7 +35,15 @@ nb::list option_specs();
 /// A PlanDescription as a dict of Python scalars, lists and int64 numpy arrays.
 nb::dict description_to_dict(const volfft::PlanDescription& d);
 
+/// A LocalArray as it crosses to Python: (box lo, box hi, order, storage lo, storage hi), the
+/// boxes with 3 entries (a 2-D array's third axis [0, 1)); storage all zero = the box.
+using LocalArrayTuple = std::tuple<std::vector<std::int64_t>, std::vector<std::int64_t>, std::vector<int>,
+                                   std::vector<std::int64_t>, std::vector<std::int64_t>>;
+volfft::LocalArray local_array_from(const LocalArrayTuple& t);
+LocalArrayTuple local_array_to(const volfft::LocalArray& a);
+
 void bind_plan(nb::module_& m);
+void bind_reshape(nb::module_& m);
 void bind_description(nb::module_& m);
 
 }  // namespace volfft_python

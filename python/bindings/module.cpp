@@ -31,4 +31,5 @@ NB_MODULE(_volfft, m) {
 
   volfft_python::bind_plan(m);
   volfft_python::bind_description(m);
+  volfft_python::bind_reshape(m);
 }

@@ -2,12 +2,15 @@
 // and forward/backward on numpy arrays used in place (no copies, GIL released).
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,14 +34,21 @@ std::int64_t real_bytes(volfft::Precision p) { return p == volfft::Precision::fl
 class PlanHandle {
  public:
   PlanHandle(nb::handle comm, const std::vector<std::int64_t>& shape, const std::string& kind,
-             const std::string& precision, const nb::dict& given) {
+             const std::string& precision, const nb::dict& given, const std::optional<LocalArrayTuple>& in,
+             const std::optional<LocalArrayTuple>& out) {
     MPI_Comm c = to_mpi_comm(comm);
     const volfft::Options options = options_from(given);
     const volfft::Kind k = volfft::parse_kind(kind);
     const volfft::Precision p = volfft::parse_precision(precision);
     // Planning is collective and may measure for a while: let other Python threads run.
+    std::optional<volfft::LocalArray> in_array, out_array;
+    if (in) in_array = local_array_from(*in);
+    if (out) out_array = local_array_from(*out);
     nb::gil_scoped_release release;
-    plan_ = std::make_unique<volfft::Plan>(c, shape, k, p, options);
+    if (in_array || out_array)
+      plan_ = std::make_unique<volfft::Plan>(c, shape, k, p, options, in_array, out_array);
+    else
+      plan_ = std::make_unique<volfft::Plan>(c, shape, k, p, options);
   }
   ~PlanHandle() {
     int finalized = 0;
@@ -181,8 +191,9 @@ void bind_plan(nb::module_& m) {
       .def_prop_ro("pending", &volfft::Request::pending);
   nb::class_<PlanHandle>(m, "Plan", "Native plan; use volfft.Plan.")
       .def(nb::init<nb::handle, const std::vector<std::int64_t>&, const std::string&, const std::string&,
-                    const nb::dict&>(),
-           nb::arg("comm"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"), nb::arg("options"))
+                    const nb::dict&, const std::optional<LocalArrayTuple>&, const std::optional<LocalArrayTuple>&>(),
+           nb::arg("comm"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"), nb::arg("options"),
+           nb::arg("in_array").none() = nb::none(), nb::arg("out_array").none() = nb::none())
       .def("close", &PlanHandle::close)
       .def("forward_start", &PlanHandle::forward_start, nb::arg("a").noconvert(),
            nb::arg("out").noconvert(), nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
@@ -216,6 +227,11 @@ void bind_plan(nb::module_& m) {
       .def("grid_position", [](const PlanHandle& h) { return h.plan().grid_position(); })
       .def("input_box", [](const PlanHandle& h) { return box_pair(h.plan().input_box()); })
       .def("output_box", [](const PlanHandle& h) { return box_pair(h.plan().output_box()); })
+      .def("input_array", [](const PlanHandle& h) { return local_array_to(h.plan().input_array()); })
+      .def("output_array", [](const PlanHandle& h) { return local_array_to(h.plan().output_array()); })
+      .def("reshapes", [](const PlanHandle& h) {
+        return std::pair<bool, bool>(h.plan().reshapes_input(), h.plan().reshapes_output());
+      })
       .def("input_order", [](const PlanHandle& h) { return h.plan().input_order(); })
       .def("output_order", [](const PlanHandle& h) { return h.plan().output_order(); })
       .def("input_count", [](const PlanHandle& h) { return h.plan().input_count(); })

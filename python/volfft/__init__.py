@@ -16,6 +16,12 @@ _LAZY = {
     "plan_options": "volfft.plan",
     "VolfftError": "volfft.plan",
     "MpiError": "volfft.plan",
+    "Reshape": "volfft.reshape",
+    "LocalBox": "volfft.distribution",
+    "slabs": "volfft.distribution",
+    "pencils": "volfft.distribution",
+    "bricks": "volfft.distribution",
+    "fftw_blocks": "volfft.distribution",
 }
 
 

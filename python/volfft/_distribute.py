@@ -52,6 +52,15 @@ def _side(plan: "Plan", forward_output: bool) -> Tuple[Tuple[int, ...], Tuple[in
     return shape, order, dtype
 
 
+def _ghost_layers(plan: "Plan", name: str) -> Optional[Exception]:
+    """The error for a plan whose arrays have ghost layers on this rank (None otherwise)."""
+    if not plan._ghosts:
+        return None
+    return native().VolfftError(
+        f"{name}: this plan's arrays have ghost layers (in_array/out_array with ghosts or storage); "
+        f"fill and read their owned part, array[plan.input_part.owned_slice()], yourself")
+
+
 def _block_shape(block: Tuple[slice, ...], order: Tuple[int, ...]) -> Tuple[int, ...]:
     return tuple(block[a].stop - block[a].start for a in order)
 
@@ -82,8 +91,8 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
     comm = plan.comm
     root = _check_root(comm, root)
     shape, order, dtype = _side(plan, forward_output)
-    error: Optional[Exception] = None
-    if comm.rank == root:
+    error: Optional[Exception] = _ghost_layers(plan, "scatter")
+    if comm.rank == root and error is None:
         try:
             if not isinstance(global_array, np.ndarray):
                 raise TypeError(
@@ -147,9 +156,11 @@ def gather(plan: "Plan", local_array: np.ndarray, root: int = 0,
     comm = plan.comm
     root = _check_root(comm, root)
     shape, order, dtype = _side(plan, forward_output)
-    error: Optional[Exception] = None
+    error: Optional[Exception] = _ghost_layers(plan, "gather")
     memory = None
     try:
+        if error is not None:
+            raise error
         memory = plan._memory("local_array", local_array, forward_output, False, staging="new")
     except (TypeError, ValueError) as e:
         error = e

@@ -25,6 +25,7 @@ from volfft._describe import model_description
 from volfft._distribute import agree_on_errors, gather, scatter
 from volfft._local_array import LocalArray
 from volfft._native import native
+from volfft.distribution import LocalBox
 
 __all__ = ["Plan", "LocalArray", "describe", "plan_options", "scatter", "gather", "VolfftError",
            "MpiError"]
@@ -241,6 +242,27 @@ def _rank_order(placement: Any) -> list:
         ) from None
 
 
+def _user_arrays(in_array: Any, out_array: Any, ndim: int, padding: Any,
+                 options: Dict[str, Any]) -> Tuple[Optional[tuple], Optional[tuple]]:
+    """The plan's ``in_array``/``out_array`` as the extension takes them (None: the plan's own)."""
+    if in_array is None and out_array is None:
+        return None, None
+    if padding is not None:
+        raise TypeError("in_array/out_array: not with padding= in Python (the C++ and C APIs have it)")
+    if options.get("in_place"):
+        raise TypeError("in_array/out_array: not with in_place=True in Python (the C++ and C APIs have it)")
+    result = []
+    for name, value in (("in_array", in_array), ("out_array", out_array)):
+        if value is None:
+            result.append(None)
+            continue
+        part = LocalBox.of(value, name)
+        if part.ndim != ndim:
+            raise VolfftError(f"{name}: expected a box of {ndim} axes like shape, got {part.box}")
+        result.append(part.native())
+    return result[0], result[1]
+
+
 def describe(
     shape: Sequence[int],
     grid: Grid = "auto",
@@ -354,6 +376,19 @@ class Plan:
         (one buffer of :attr:`in_place_bytes` each); an r2c input's rows hold
         ``2 * (n // 2 + 1)`` reals, the array being the view of the first ``n``. At one rank the
         FFTs are FFTW's in-place plans, its fastest. Not with ``padding``.
+    in_array, out_array : None, (lo, hi) or volfft.LocalBox
+        Your own distribution ("bring your own boxes"): this rank's part of the forward input
+        (``in_array``) and of the forward output (``out_array``), as a box or a
+        :class:`~volfft.LocalBox` with a memory order and ghost layers; None keeps the plan's
+        own on that side. Each side's boxes must cover its global array exactly once (empty
+        boxes allowed), else the same VolfftError on every rank names the ranks and boxes.
+        The plan reshapes from your input to its first stage and from its last stage to your
+        output (backward the reverse), and skips a side that is its own already
+        (:attr:`reshapes`); the named distributions :func:`volfft.bricks`,
+        :func:`~volfft.slabs`, :func:`~volfft.pencils`, :func:`~volfft.fftw_blocks` give the
+        boxes. With ghost layers the arrays are the whole local arrays (ghosts included; only
+        the box is read or written) and :func:`volfft.scatter`/:func:`~volfft.gather` refuse
+        them. Not with ``in_place`` or ``padding`` here (the C++ and C APIs have both).
     placement : None, volfft.mapping.Placement or sequence of int
         Rank order: ``order[g]`` is the rank of ``comm`` that takes virtual grid position
         ``g = i * p1 + j``. Anything with a ``rank_order()`` method is accepted.
@@ -411,6 +446,8 @@ class Plan:
         *,
         placement: Any = None,
         padding: Any = None,
+        in_array: Any = None,
+        out_array: Any = None,
         **options: Any,
     ) -> None:
         self._native = None  # set last: a failed construction leaves a closed plan
@@ -433,10 +470,11 @@ class Plan:
             real_grid = _padded_grid(sizes, padding)
             library_options = _library_options(options, placement, spectral if padding is not None else None)
             native().check_options(library_options)  # types and values, by the library's table
+            user = _user_arrays(in_array, out_array, len(sizes), padding, library_options)
         except (TypeError, ValueError) as e:
             error = e
         agree_on_errors(comm, error)
-        handle = native().Plan(comm, list(real_grid), kind, precision, library_options)
+        handle = native().Plan(comm, list(real_grid), kind, precision, library_options, *user)
         scale_backward = library_options.get("scale_backward", True)
         self._comm = comm
         self._shape = tuple(real_grid)   # the transform's grid: the forward input
@@ -453,8 +491,13 @@ class Plan:
         self._engine = handle.engine()
         self._layout = handle.layout()
         self._grid_position = tuple(handle.grid_position())
-        self._input_box = tuple(tuple(int(v) for v in side[:d]) for side in handle.input_box())
-        self._output_box = tuple(tuple(int(v) for v in side[:d]) for side in handle.output_box())
+        # Each side's array: the owned box (input_box/output_box), and the box of the local array
+        # (larger with the user's ghost layers), which the arrays' shapes and views follow.
+        self._input_part = LocalBox.from_native(handle.input_array(), d)
+        self._output_part = LocalBox.from_native(handle.output_array(), d)
+        self._input_box, self._output_box = self._input_part.storage, self._output_part.storage
+        self._ghosts = any(part.storage != part.box for part in (self._input_part, self._output_part))
+        self._reshapes = tuple(bool(r) for r in handle.reshapes())
         self._input_order = tuple(handle.input_order())
         self._output_order = tuple(handle.output_order())
         # Batched fields: the arrays carry one more axis, the field index, slowest (batch_layout
@@ -592,13 +635,30 @@ class Plan:
 
     @property
     def input_box(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
-        """This rank's input index box ``(lo, hi)`` in global axes, half-open."""
-        return self._input_box
+        """This rank's input index box ``(lo, hi)`` in global axes, half-open (the owned box:
+        without the ghost layers of an ``in_array`` that has them)."""
+        return self._input_part.box
 
     @property
     def output_box(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
-        """This rank's output index box ``(lo, hi)`` in global axes, half-open."""
-        return self._output_box
+        """This rank's output index box ``(lo, hi)`` in global axes, half-open (the owned box)."""
+        return self._output_part.box
+
+    @property
+    def input_part(self) -> LocalBox:
+        """This rank's input array: box, memory order and storage (with ghost layers)."""
+        return self._input_part
+
+    @property
+    def output_part(self) -> LocalBox:
+        """This rank's output array: box, memory order and storage."""
+        return self._output_part
+
+    @property
+    def reshapes(self) -> Tuple[bool, bool]:
+        """Whether the plan reshapes between the user's arrays and its own, (input, output):
+        False on a side whose ``in_array``/``out_array`` is the plan's own on every rank."""
+        return self._reshapes
 
     @property
     def workspace_bytes(self) -> int:

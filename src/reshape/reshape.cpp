@@ -414,6 +414,8 @@ void Reshape::start(const void* src, void* dst, bool reversed) {
   x.pending = &e;
 }
 
+void Reshape::agree_on_problem(const std::string& problem) { mpi::agree_or_throw(impl_->comm, problem); }
+
 bool Reshape::test() { return !impl_->pending || impl_->pending->test(); }
 
 void Reshape::finish() {
