@@ -495,8 +495,12 @@ class Plan:
         # (larger with the user's ghost layers), which the arrays' shapes and views follow.
         self._input_part = LocalBox.from_native(handle.input_array(), d)
         self._output_part = LocalBox.from_native(handle.output_array(), d)
-        self._input_box, self._output_box = self._input_part.storage, self._output_part.storage
-        self._ghosts = any(part.storage != part.box for part in (self._input_part, self._output_part))
+        # (An in-place r2c plan's own input storage is its padded rows: its arrays are views of
+        # the box, which _in_place_view makes; only the user's storage widens the arrays.)
+        sides = [part.storage if given is not None else part.box
+                 for part, given in ((self._input_part, user[0]), (self._output_part, user[1]))]
+        self._input_box, self._output_box = sides
+        self._ghosts = any(box != part.box for box, part in zip(sides, (self._input_part, self._output_part)))
         self._reshapes = tuple(bool(r) for r in handle.reshapes())
         self._input_order = tuple(handle.input_order())
         self._output_order = tuple(handle.output_order())
