@@ -123,3 +123,26 @@ def test_latency_counts_messages_and_hops():
                             8, "simulate")
     assert est.latency == pytest.approx(7 * machine.message_latency + 4 * machine.hop_latency)
     assert est.time == pytest.approx(est.network + est.latency)
+
+
+def test_reshapes_are_priced_first_and_last():
+    """A plan on the user's arrays: reshape_in before the first FFT, reshape_out after the last,
+    each a pack (bytes the slowest rank sends), an exchange and an unpack (bytes it receives)."""
+    machine = one_node()
+    plain = describe((16, 16, 16), grid=(2, 2))
+    desc = dict(plain)
+    desc["reshapes"] = [{"name": "reshape_in", "messages": [[0, 1, 4000], [1, 0, 2000], [2, 2, 8000]]},
+                        {"name": "reshape_out", "messages": [[3, 0, 1000]]}]
+    pred = predict_transform(check_description(desc), machine, None)
+    base = predict_transform(check_description(plain), machine, None)
+    names = [p.name for p in pred.phases]
+    assert names[:3] == ["pack reshape_in", "exchange reshape_in", "unpack reshape_in"]
+    assert names[-3:] == ["pack reshape_out", "exchange reshape_out", "unpack reshape_out"]
+    assert names[3:-3] == [p.name for p in base.phases]
+    assert pred.phases[0].seconds == pytest.approx(8000 / 2e9)  # rank 2 sends the most
+    assert pred.phases[2].seconds == pytest.approx(8000 / 2e9)
+    assert pred.phases[-1].seconds == pytest.approx(1000 / 2e9)
+    assert pred.total > base.total
+    desc["reshapes"] = [{"name": "reshape_in", "messages": [[0, 4, 10]]}]
+    with pytest.raises(ValueError, match="'reshapes'.*ranks must be in 0..3"):
+        check_description(desc)

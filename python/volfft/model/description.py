@@ -44,15 +44,22 @@ def check_description(desc: Any) -> dict:
     if desc["kind"] not in ("c2c", "r2c"):
         raise ValueError(f"description['kind']: expected 'c2c' or 'r2c', got {desc['kind']!r}")
     nranks = grid[0] * grid[1]
-    exchanges = []
-    for k, ex in enumerate(desc["exchanges"]):
-        msgs = np.asarray(ex["messages"], dtype=np.int64).reshape(-1, 3)
-        if msgs.size and (msgs[:, :2].min() < 0 or msgs[:, :2].max() >= nranks):
-            raise ValueError(f"description['exchanges'][{k}]['messages']: ranks must be in "
-                             f"0..{nranks - 1}")
-        if msgs.size and msgs[:, 2].min() < 0:
-            raise ValueError(f"description['exchanges'][{k}]['messages']: bytes must be >= 0")
-        exchanges.append({"name": str(ex.get("name", f"exchange{k}")), "messages": msgs})
+    def checked(key: str) -> list:
+        result = []
+        for k, ex in enumerate(desc.get(key, [])):
+            msgs = np.asarray(ex["messages"], dtype=np.int64).reshape(-1, 3)
+            if msgs.size and (msgs[:, :2].min() < 0 or msgs[:, :2].max() >= nranks):
+                raise ValueError(f"description[{key!r}][{k}]['messages']: ranks must be in "
+                                 f"0..{nranks - 1}")
+            if msgs.size and msgs[:, 2].min() < 0:
+                raise ValueError(f"description[{key!r}][{k}]['messages']: bytes must be >= 0")
+            result.append({"name": str(ex.get("name", f"{key}{k}")), "messages": msgs})
+        return result
+
+    exchanges = checked("exchanges")
+    # A plan on the user's arrays: the reshapes before its first stage ("reshape_in") and after
+    # its last ("reshape_out"); optional (plans on their own arrays have none).
+    reshapes = checked("reshapes")
     stages = []
     for k, st in enumerate(desc["stages"]):
         counts = np.asarray(st["count_per_rank"], dtype=np.int64)
@@ -63,7 +70,7 @@ def check_description(desc: Any) -> dict:
                        "count_per_rank": counts, "kind": str(st.get("kind", "c2c"))})
     out = dict(desc)
     out.update(shape=shape, grid=grid, element_bytes=int(desc["element_bytes"]),
-               exchanges=exchanges, stages=stages)
+               exchanges=exchanges, stages=stages, reshapes=reshapes)
     return out
 
 

@@ -1,9 +1,11 @@
 """Whole-transform prediction: FFT stages, pack/unpack and exchanges, in the plan's phase order.
 
-Phase order of ``forward()``: FFT stages in the description's order, each exchange (pack,
+Phase order of ``forward()``: a plan on the user's arrays first reshapes them to its own
+(``reshape_in``: pack, exchange, unpack), then FFT stages in the description's order, each exchange (pack,
 exchange, unpack) right after the stage that precedes it
 (:func:`volfft.model.description.preceding_stage`). Pencil 3-D: ``fft2, row, fft1, column,
-fft0``; slab 3-D: ``fft2, fft1, column, fft0``; 2-D: ``fft1, column, fft0``. Phases do not overlap (blocking
+fft0``; slab 3-D: ``fft2, fft1, column, fft0``; 2-D: ``fft1, column, fft0``; last the
+reshape to the user's output arrays (``reshape_out``). Phases do not overlap (blocking
 engines); each phase costs its slowest rank, as the papers' tables ([Jagode2008], [Eleftheriou2005]) and volfft's timers report.
 
 Compute: a length-N complex 1-D FFT costs ``N log2 N / fft_rate`` seconds ([Eleftheriou2005]'s
@@ -106,6 +108,23 @@ def predict_transform(desc: dict, machine: Machine, placement: Any = None,
     after = [preceding_stage(desc, e) for e in range(len(exchanges))]
     phases: list[Phase] = []
     estimates: list[ExchangeEstimate] = []
+    def reshape(ex: dict) -> None:
+        # A reshape packs what each rank sends and unpacks what it receives (its own block is
+        # one copy as well): the slowest rank's bytes at the memory bandwidth, each way.
+        msgs = ex["messages"]
+        sent = np.bincount(msgs[:, 0], weights=msgs[:, 2], minlength=P) if len(msgs) else np.zeros(P)
+        received = np.bincount(msgs[:, 1], weights=msgs[:, 2], minlength=P) if len(msgs) else np.zeros(P)
+        traffic = exchange_traffic(msgs, resolved)
+        est = estimate_exchange(machine, traffic, P, estimator, routing, name=ex["name"])
+        estimates.append(est)
+        bandwidth = machine.memory_bandwidth * share
+        phases.append(Phase(f"pack {ex['name']}", "pack", float(sent.max()) / bandwidth))
+        phases.append(Phase(f"exchange {ex['name']}", "exchange", est.time))
+        phases.append(Phase(f"unpack {ex['name']}", "unpack", float(received.max()) / bandwidth))
+
+    reshapes = {ex["name"]: ex for ex in desc.get("reshapes", [])}
+    if "reshape_in" in reshapes:
+        reshape(reshapes["reshape_in"])
     for k, stage in enumerate(stages):
         phases.append(Phase(f"fft axis {stage['axis']}", "fft",
                             fft_stage_seconds(machine, stage, share)))
@@ -122,4 +141,6 @@ def predict_transform(desc: dict, machine: Machine, placement: Any = None,
             phases.append(Phase(f"pack {ex['name']}", "pack", copy))
             phases.append(Phase(f"exchange {ex['name']}", "exchange", est.time))
             phases.append(Phase(f"unpack {ex['name']}", "unpack", copy))
+    if "reshape_out" in reshapes:
+        reshape(reshapes["reshape_out"])
     return TransformPrediction(phases=phases, exchanges=estimates, estimator=estimator)
