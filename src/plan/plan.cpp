@@ -198,7 +198,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     }
   }
   if (tune::wants_tuning(size, options)) {
-    options = tune::tune(comm, shape, kind, precision, options, tuning_report);
+    options = tune::tune(comm, shape, kind, precision, options, tuning_report, in, out);
     agree_on_blueprint();
   }
   rank_order = options.rank_order;

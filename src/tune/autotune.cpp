@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/engines.hpp"
+#include "core/hash.hpp"
 #include "exchange/exchange.hpp"
 #include "tune/wisdom.hpp"
 #include "volfft/error.hpp"
@@ -111,12 +112,14 @@ struct Timing {
 };
 
 Timing time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-                      const Options& base, const Candidate& c, int index) {
+                      const Options& base, const Candidate& c, int index, const std::optional<LocalArray>& user_in,
+                      const std::optional<LocalArray>& user_out) {
   Options o = with(base, c);
   o.effort = Effort::estimate;  // candidates are compared, not kept: plan them quickly
   o.wisdom_file.clear(), o.verbose = false;
   o.workspace = nullptr, o.workspace_bytes = 0;
-  Plan plan(comm, shape, kind, precision, o);
+  Plan plan = user_in || user_out ? Plan(comm, shape, kind, precision, o, user_in, user_out)
+                                  : Plan(comm, shape, kind, precision, o);
   const std::size_t real_bytes = precision == Precision::float64 ? 8 : 4;
   const std::size_t in_bytes = std::max<std::int64_t>(plan.input_count(), 1) * real_bytes * (kind == Kind::c2c ? 2 : 1);
   const std::size_t out_bytes = std::max<std::int64_t>(plan.output_count(), 1) * real_bytes * 2;
@@ -157,8 +160,32 @@ bool wants_tuning(int comm_size, const Options& o) {
   return comm_size > 1 && o.tune > 0 && (automatic_grid || automatic_engine);
 }
 
+// This rank's user arrays mixed with every other rank's, the same number on every rank (0: none).
+// Collective.
+static std::uint64_t arrays_hash(MPI_Comm comm, const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  core::Fnv1a h;
+  h.mix(static_cast<std::uint64_t>(rank));
+  for (const auto* side : {&in, &out}) {
+    h.mix(side->has_value() ? 1 : 0);
+    if (!side->has_value()) continue;
+    for (const Box* b : {&(*side)->box, &(*side)->storage})
+      for (int a = 0; a < 3; ++a) h.mix(static_cast<std::uint64_t>(b->lo[a])), h.mix(static_cast<std::uint64_t>(b->hi[a]));
+    for (int a : (*side)->order) h.mix(static_cast<std::uint64_t>(a));
+  }
+  const int given = in || out ? 1 : 0;
+  int any = 0;
+  MPI_Allreduce(&given, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (!any) return 0;
+  std::uint64_t all = 0, mine = h.value;
+  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_BXOR, comm);
+  return all == 0 ? 1 : all;
+}
+
 Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-             const Options& options, std::string& report) {
+             const Options& options, std::string& report, const std::optional<LocalArray>& in,
+             const std::optional<LocalArray>& out) {
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
@@ -170,7 +197,7 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
   Json key, document;
   bool rejected = false;
   if (!path.empty()) {
-    key = wisdom_key(comm, shape, kind, precision, options);
+    key = wisdom_key(comm, shape, kind, precision, options, arrays_hash(comm, in, out));
     std::string message;
     const WisdomState state = read_wisdom(comm, path, key, best, message, document);
     if (state == WisdomState::found && workspace_problem(comm, shape, kind, precision, options, best).empty()) {
@@ -207,7 +234,7 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
     try {
       backed_out[k] = workspace_problem(comm, shape, kind, precision, options, list[k]);
       if (backed_out[k].empty())
-        timing[k] = time_candidate(comm, shape, kind, precision, options, list[k], static_cast<int>(k));
+        timing[k] = time_candidate(comm, shape, kind, precision, options, list[k], static_cast<int>(k), in, out);
       list[k].seconds = timing[k].median;
     } catch (const Error& e) {
       // An engine that does not apply to this problem backs out (on every rank alike: the

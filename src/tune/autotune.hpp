@@ -7,9 +7,11 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "volfft/box.hpp"
 #include "volfft/options.hpp"
 
 namespace volfft::tune {
@@ -19,7 +21,10 @@ bool wants_tuning(int comm_size, const Options& options);
 
 /// Returns `options` with grid, engine and planes fixed to the chosen candidate, and a report.
 /// Collective. Invalid arguments throw the same volfft::Error as Plan would, on every rank.
+/// A plan on the user's arrays passes them (`in`, `out`): each candidate is then timed with its
+/// reshapes, which decide as much as the transform which grid is fastest.
 Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-             const Options& options, std::string& report);
+             const Options& options, std::string& report, const std::optional<LocalArray>& in = std::nullopt,
+             const std::optional<LocalArray>& out = std::nullopt);
 
 }  // namespace volfft::tune

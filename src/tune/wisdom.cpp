@@ -59,7 +59,7 @@ std::string host_set(MPI_Comm comm) {
 }  // namespace
 
 Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-                const Options& o) {
+                const Options& o, std::uint64_t arrays) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   Json k = Json::dict();
@@ -76,6 +76,8 @@ Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind
   // In place, some engines do not apply (pipelined slabs): its own entries. Only then, so that
   // files written before the option existed keep their keys.
   if (o.in_place) k.object["in_place"] = Json::of(1.0);
+  // A plan on the user's arrays: which ones (its reshapes change which candidate is fastest).
+  if (arrays != 0) k.object["arrays"] = Json::of(std::to_string(arrays));
   k.object["mpi"] = Json::of(mpi::library_name());
   k.object["hosts"] = Json::of(host_set(comm));
   return k;

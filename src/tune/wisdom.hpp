@@ -22,9 +22,10 @@ struct Choice {
   double seconds = 0;
 };
 
-/// The file's key of a problem. Collective (gathers the host names).
+/// The file's key of a problem. Collective (gathers the host names). `arrays`: a plan on the
+/// user's arrays, their hash over all ranks (0: none).
 Json wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-                const Options& options);
+                const Options& options, std::uint64_t arrays = 0);
 
 enum class WisdomState { absent, found, missing_entry, rejected };
 

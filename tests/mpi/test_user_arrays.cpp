@@ -4,6 +4,7 @@
 // phase. Forward against the serial FFTW reference of the gathered array; backward back to the
 // input; ghost cells untouched. A plan given its own arrays reshapes nothing. Bad covers and
 // mismatched arguments fail alike on every rank. np 1-4, --quick at 5 and 7.
+#include <cstdio>
 #include <cmath>
 #include <complex>
 #include <random>
@@ -244,6 +245,34 @@ void named(MPI_Comm comm, int rank, int size) {
   check_plan<double>(comm, s);
 }
 
+// The autotuner times each candidate with the plan's reshapes (bricks in and out), and its
+// wisdom entry is the user's arrays' own: a plan on its own arrays does not take it.
+void tuned(MPI_Comm comm, int rank, int size) {
+  if (size == 1) return;  // one rank has nothing to tune
+  Setup s;
+  s.shape = {10, 9, 8};
+  s.label = "bricks in and out, tuned";
+  LocalArray in, out;
+  in.box = out.box = bricks(s.shape, size)[static_cast<std::size_t>(rank)];
+  s.in = in, s.out = out;
+  s.options.tune = 1;
+  check_plan<double>(comm, s);
+  std::string path = "test_user_arrays_wisdom_np" + std::to_string(size) + ".json";
+  if (rank == 0) std::remove(path.c_str());
+  MPI_Barrier(comm);
+  s.options.wisdom_file = path;
+  const std::string from_file = "from wisdom file";
+  Plan measured(comm, s.shape, Kind::c2c, Precision::float64, s.options, s.in, s.out);
+  CHECK_MSG(measured.tuning_report().find("candidates timed") != std::string::npos, measured.tuning_report());
+  Plan remembered(comm, s.shape, Kind::c2c, Precision::float64, s.options, s.in, s.out);
+  CHECK_MSG(remembered.tuning_report().find(from_file) != std::string::npos, remembered.tuning_report());
+  Plan own(comm, s.shape, Kind::c2c, Precision::float64, s.options);
+  CHECK_MSG(own.tuning_report().find(from_file) == std::string::npos,
+            "a plan on its own arrays took the user arrays' wisdom: " << own.tuning_report());
+  MPI_Barrier(comm);
+  if (rank == 0) std::remove(path.c_str());
+}
+
 // A plan given its own arrays reshapes nothing and has the plain plan's workspace.
 void own_arrays(MPI_Comm comm) {
   Plan plain(comm, {9, 7, 5}, Kind::r2c);
@@ -297,6 +326,7 @@ int main(int argc, char** argv) {
     in_place(MPI_COMM_WORLD, rank, size);
     named(MPI_COMM_WORLD, rank, size);
     own_arrays(MPI_COMM_WORLD);
+    tuned(MPI_COMM_WORLD, rank, size);
     errors(MPI_COMM_WORLD, rank, size);
   });
 }
