@@ -5,7 +5,8 @@
 set -euo pipefail
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config git
-              libopenmpi-dev openmpi-bin libfftw3-dev libfftw3-mpi-dev iproute2)
+              libopenmpi-dev openmpi-bin libfftw3-dev libfftw3-mpi-dev iproute2
+              gfortran)  # gfortran: the Fortran 2003 FFTW-MPI test of volfft_fftw3_mpi
 PIP_PACKAGES=(numpy mpi4py "nanobind>=2" "scikit-build-core>=0.10" matplotlib pytest)
 
 SUDO=""

@@ -1,0 +1,182 @@
+#include "fftw_mpi/mpi_plan.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <cstring>
+#include <string>
+
+#include "volfft/error.hpp"
+
+namespace volfft::fftw_mpi {
+
+namespace {
+
+// FFTW's flags that change what is computed or how the arrays are laid out; the others (planner
+// effort, DESTROY/PRESERVE_INPUT, UNALIGNED, ...) only advise, and volfft always preserves the
+// input of an out-of-place transform.
+constexpr unsigned kScrambledIn = 1U << 27, kScrambledOut = 1U << 28;
+constexpr unsigned kTransposedIn = 1U << 29, kTransposedOut = 1U << 30;
+
+AxisKind axis_kind(int fftw_kind) {
+  switch (fftw_kind) {
+    case FFTW_REDFT00: return AxisKind::dct1;
+    case FFTW_REDFT10: return AxisKind::dct2;
+    case FFTW_REDFT01: return AxisKind::dct3;
+    case FFTW_REDFT11: return AxisKind::dct4;
+    case FFTW_RODFT00: return AxisKind::dst1;
+    case FFTW_RODFT10: return AxisKind::dst2;
+    case FFTW_RODFT01: return AxisKind::dst3;
+    case FFTW_RODFT11: return AxisKind::dst4;
+    default:
+      throw Error("volfft_fftw3_mpi: r2r kind " + std::to_string(fftw_kind) +
+                  " is not supported (volfft has FFTW_REDFT00/01/10/11 and FFTW_RODFT00/01/10/11; not "
+                  "R2HC, HC2R or DHT)");
+  }
+}
+
+Effort effort(unsigned flags) {
+  if (flags & FFTW_ESTIMATE) return Effort::estimate;
+  if (flags & (FFTW_PATIENT | FFTW_EXHAUSTIVE)) return Effort::patient;
+  return Effort::measure;
+}
+
+std::size_t real_bytes(Precision p) { return p == Precision::float64 ? 8 : 4; }
+
+// Throws volfft::Error on every rank when any rank has a problem (the lowest such rank's).
+void agree(MPI_Comm comm, const std::string& problem) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int mine = problem.empty() ? INT_MAX : rank;
+  int first = INT_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == INT_MAX) return;
+  int length = static_cast<int>(problem.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, comm);
+  std::string message = problem;
+  message.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(&message[0], length, MPI_CHAR, first, comm);
+  throw Error(message);
+}
+
+}  // namespace
+
+MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.precision), in_(r.in), out_(r.out) {
+  if (r.flags & (kScrambledIn | kScrambledOut))
+    throw Error("volfft_fftw3_mpi: FFTW_MPI_SCRAMBLED_IN/OUT are not supported (they are meant for "
+                "distributed 1-D transforms, which volfft does not plan)");
+  if (r.howmany < 1) throw Error("volfft_fftw3_mpi: howmany must be at least 1; got " + std::to_string(r.howmany));
+  if (r.transform == Transform::dft && r.sign != FFTW_FORWARD && r.sign != FFTW_BACKWARD)
+    throw Error("volfft_fftw3_mpi: sign must be FFTW_FORWARD (-1) or FFTW_BACKWARD (+1); got " +
+                std::to_string(r.sign));
+  int ranks = 0, rank = 0;
+  MPI_Comm_size(r.comm, &ranks);
+  MPI_Comm_rank(r.comm, &rank);
+  in_place_ = r.in == r.out;
+  // FFTW's layout, checked on every rank together: ranks whose arguments differ must not leave the
+  // others in volfft's collectives (volfft agrees on everything after this itself).
+  Layout l;
+  std::string problem;
+  try {
+    l = layout(r.transform, r.n, r.iblock, r.oblock, (r.flags & kTransposedIn) != 0,
+               (r.flags & kTransposedOut) != 0, ranks, rank);
+    if (r.transform == Transform::r2r)
+      for (int k : r.r2r_kinds) (void)axis_kind(k);
+  } catch (const Error& e) {
+    problem = e.what();
+  }
+  agree(r.comm, problem);
+  Options o;
+  o.effort = effort(r.flags);
+  o.scale_backward = false;  // FFTW's transforms are unnormalised both ways
+  o.batch = r.howmany;
+  o.batch_layout = BatchLayout::inner;  // FFTW's howmany: the fields of a point are adjacent
+  if (r.transform == Transform::transpose) {
+    o.in_place = false;
+    reshape_ = std::make_unique<Reshape>(r.comm, l.in.shape, l.in.array, l.out.array, r.precision, Values::real, o);
+    if (in_place_) staging_in_.resize(static_cast<std::size_t>(reshape_->input_count()) * real_bytes(r.precision));
+    return;
+  }
+  // FFTW's backward transforms are volfft's backward: the plan's forward input is the FFTW
+  // output side.
+  backward_ = r.transform == Transform::c2r || (r.transform == Transform::dft && r.sign == FFTW_BACKWARD);
+  const Side& x = backward_ ? l.out : l.in;  // volfft's forward input side
+  const Side& y = backward_ ? l.in : l.out;  // and its output side
+  const Kind kind = r.transform == Transform::r2c || r.transform == Transform::c2r ? Kind::r2c : Kind::c2c;
+  if (r.transform == Transform::r2r) {
+    if (r.r2r_kinds.size() != r.n.size())
+      throw Error("volfft_fftw3_mpi: expected one r2r kind per dimension");
+    for (int k : r.r2r_kinds) o.kinds.push_back(axis_kind(k));
+  } else {
+    o.in_place = in_place_;
+  }
+  plan_ = std::make_unique<Plan>(r.comm, r.n, kind, r.precision, o, x.array, y.array);
+  if (r.transform == Transform::r2r) {
+    const std::size_t complex_bytes = 2 * real_bytes(r.precision);
+    staging_in_.resize(static_cast<std::size_t>(plan_->input_count()) * complex_bytes);
+    staging_out_.resize(static_cast<std::size_t>(plan_->output_count()) * complex_bytes);
+  }
+}
+
+namespace {
+
+template <class Real>
+void widen(const void* real, void* complex, std::int64_t count) {
+  const Real* x = static_cast<const Real*>(real);
+  std::complex<Real>* z = static_cast<std::complex<Real>*>(complex);
+  for (std::int64_t k = 0; k < count; ++k) z[k] = std::complex<Real>(x[k], 0);
+}
+
+template <class Real>
+void real_parts(const void* complex, void* real, std::int64_t count) {
+  const std::complex<Real>* z = static_cast<const std::complex<Real>*>(complex);
+  Real* x = static_cast<Real*>(real);
+  for (std::int64_t k = 0; k < count; ++k) x[k] = z[k].real();
+}
+
+}  // namespace
+
+void MpiPlan::execute(void* in, void* out) {
+  if ((in == out) != in_place_)
+    throw Error(std::string("volfft_fftw3_mpi: this plan was made ") + (in_place_ ? "in place" : "out of place") +
+                "; a new-array execute must keep that (FFTW's rule)");
+  if (reshape_) {
+    const void* source = in;
+    if (in_place_) {
+      std::memcpy(staging_in_.data(), in, staging_in_.size());
+      source = staging_in_.data();
+    }
+    reshape_->execute(source, out);
+    return;
+  }
+  if (transform_ == Transform::r2r) {
+    const bool dbl = precision_ == Precision::float64;
+    const std::int64_t n_in = plan_->input_count(), n_out = plan_->output_count();
+    dbl ? widen<double>(in, staging_in_.data(), n_in) : widen<float>(in, staging_in_.data(), n_in);
+    plan_->forward_raw(staging_in_.data(), staging_out_.data());
+    dbl ? real_parts<double>(staging_out_.data(), out, n_out) : real_parts<float>(staging_out_.data(), out, n_out);
+    return;
+  }
+  if (backward_)
+    plan_->backward_raw(in, out);
+  else
+    plan_->forward_raw(in, out);
+}
+
+std::string MpiPlan::describe() const {
+  static const char* names[] = {"dft", "r2c", "c2r", "r2r", "transpose"};
+  std::string s = std::string("(volfft-mpi ") + names[static_cast<int>(transform_)];
+  if (plan_) {
+    const auto g = plan_->grid();
+    s += std::string(" grid ") + std::to_string(g[0]) + "x" + std::to_string(g[1]) + " engine " +
+         to_string(plan_->engine()) + (plan_->reshapes_input() ? " reshape_in" : "") +
+         (plan_->reshapes_output() ? " reshape_out" : "");
+  } else if (reshape_) {
+    s += std::string(" engine ") + to_string(reshape_->engine());
+  }
+  return s + (in_place_ ? " in-place)" : ")");
+}
+
+}  // namespace volfft::fftw_mpi
