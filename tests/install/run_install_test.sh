@@ -6,7 +6,8 @@
 #                            MPIEXEC [MPIEXEC ARGS...]
 #   cmake       a consumer project with find_package(volfft) and volfft::volfft
 #   cmake-c     the same from a C-only project (LANGUAGES C), building the C example
-#   pkg-config  mpicc/mpicxx with `pkg-config --cflags --libs volfft`
+#   pkg-config  mpicc/mpicxx with `pkg-config --cflags --libs volfft` (and an FFTW-MPI program with
+#               volfft_fftw3_mpi's flags)
 set -euo pipefail
 
 mode=$1 build=$2 source=$3 libdir=$4 generator=$5 mpicc=$6 mpicxx=$7
@@ -65,9 +66,16 @@ case $mode in
     fi
     "$mpicxx" -std=c++17 -o "$work/pc_cpp" "$examples/cpp_example.cpp" $flags
     "$mpicc" -o "$work/pc_c" "$examples/c_example.c" $flags -lm
+    programs=("$work/pc_cpp" "$work/pc_c")
+    # An FFTW-MPI program relinked on volfft_fftw3_mpi, as docs/fftw-mpi.md shows it.
+    if [ -f "$PKG_CONFIG_PATH/volfft_fftw3_mpi.pc" ]; then
+      fftw_flags=$(pkg-config --cflags --libs volfft_fftw3_mpi)
+      step "pkg-config --cflags --libs volfft_fftw3_mpi: $fftw_flags"
+      "$mpicc" -o "$work/pc_fftw_mpi" "$source/tests/fftw_mpi/test_fftw_mpi.c" $fftw_flags -lm
+      programs+=("$work/pc_fftw_mpi")
+    fi
     # The flags carry a run path into the prefix: the programs start without LD_LIBRARY_PATH.
     unset LD_LIBRARY_PATH
-    programs=("$work/pc_cpp" "$work/pc_c")
     ;;
   *)
     echo "unknown mode '$mode' (expected cmake, cmake-c or pkg-config)"; exit 2 ;;
