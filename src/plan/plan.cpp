@@ -133,6 +133,7 @@ class Plan::Impl {
   void reshape_after(bool forward, void* out);
 
  private:
+  void fit_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out);
   void adopt_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out);
   void allocate(std::array<Scratch, 3>& scratch);
   void resolve_backend(std::array<Scratch, 3>& scratch);
@@ -206,7 +207,10 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     rank_order.resize(size);
     std::iota(rank_order.begin(), rank_order.end(), 0);
   }
+  fit_user_arrays(in, out);
   description = describe(size, shape, kind, precision, options);
+  description.input_order = core::user_order(bp.stages.front().order, bp.ndim);
+  description.output_order = core::user_order(bp.stages.back().order, bp.ndim);
   mpi::check(MPI_Comm_split(comm, bp.position[0], bp.position[1], &comms.row), "MPI_Comm_split");
   mpi::check(MPI_Comm_split(comm, bp.position[1], bp.position[0], &comms.column), "MPI_Comm_split");
   MPI_Comm_set_errhandler(comms.row, MPI_ERRORS_RETURN);
@@ -266,6 +270,66 @@ bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
 }
 
 }  // namespace
+
+// A user's array that holds the plan's own box and differs only in memory order (the output:
+// FFTW-MPI's transposed layout is volfft's slab output in another order) or in the array around
+// the box (the input in C order: FFTW's padded r2c rows, ghost layers) needs no reshape: the
+// plan lays its last stage out in the user's order, or reads and writes its input with the
+// user's strides. Decided on every rank together, since the blueprints of all ranks must agree.
+// Not for in-place or padded plans (their buffers follow other rules), nor for an output whose
+// array is larger than its box, nor for a one-stage plan's output (its order is the input's).
+void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
+  const int ndim = bp.ndim;
+  auto valid_order = [&](const std::vector<int>& o) {
+    if (o.empty()) return true;
+    if (static_cast<int>(o.size()) != ndim) return false;
+    std::vector<int> sorted = o;
+    std::sort(sorted.begin(), sorted.end());
+    for (int k = 0; k < ndim; ++k)
+      if (sorted[static_cast<std::size_t>(k)] != k) return false;
+    return true;
+  };
+  auto storage_of = [](const LocalArray& a) { return a.storage == Box{} ? a.box : a.storage; };
+  auto contains = [](const Box& outer, const Box& inner) {
+    for (int a = 0; a < 3; ++a)
+      if (outer.lo[a] > inner.lo[a] || outer.hi[a] < inner.hi[a]) return false;
+    return true;
+  };
+  auto same_box = [](const Box& a, const Box& b) { return a == b || (a.empty() && b.empty()); };
+  auto internal_box = [&](const Box& u) {
+    if (ndim == 3) return u;
+    Box b;
+    b.lo = {0, u.lo[0], u.lo[1]};
+    b.hi = {1, u.hi[0], u.hi[1]};
+    return b;
+  };
+  int fits[2] = {0, 0};
+  const bool plain = !bp.in_place && !bp.padded;
+  if (plain && bp.kind == Kind::r2c && bp.stages.size() > 1 && in && valid_order(in->order)) {
+    const LocalArray& a = *in;
+    const bool c_order = a.order.empty() || std::is_sorted(a.order.begin(), a.order.end());
+    const Box storage = storage_of(a);
+    // (An empty box reads nothing: any storage around it will do.)
+    fits[0] = c_order && same_box(a.box, core::user_box(bp.real_box, ndim)) &&
+              (a.box.empty() || contains(storage, a.box)) ? 1 : 0;
+  }
+  if (plain && out && bp.stages.size() > 1 && valid_order(out->order)) {
+    const LocalArray& a = *out;
+    const Box own = core::user_box(bp.stages.back().box, ndim);
+    fits[1] = same_box(a.box, own) && (storage_of(a) == a.box || (a.box.empty() && storage_of(a).empty())) ? 1 : 0;
+  }
+  // Which sides fit: MIN (every rank must fit for the plan to change), also when one rank gives
+  // no array (adopt_user_arrays then reports that).
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, fits, 2, MPI_INT, MPI_MIN, comms.all), "MPI_Allreduce");
+  if (fits[0] && !in->box.empty()) bp.real_storage = internal_box(storage_of(*in));
+  if (fits[1]) {
+    core::Order order{0, 1, 2};
+    if (!out->order.empty())
+      for (int k = 0; k < ndim; ++k) order[static_cast<std::size_t>(3 - ndim + k)] = out->order[static_cast<std::size_t>(k)] + 3 - ndim;
+    bp.stages.back().order = order;
+    bp.exchanges.back().to_order = order;
+  }
+}
 
 void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
   const MPI_Comm comm = comms.all;
