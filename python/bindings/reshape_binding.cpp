@@ -145,7 +145,7 @@ void bind_reshape(nb::module_& m) {
              nb::gil_scoped_release release;
              return h.reshape().test();
            })
-      .def("finish",
+      .def("wait",  // finish(), under the name volfft.Request calls
            [](ReshapeHandle& h) {
              nb::gil_scoped_release release;
              h.reshape().finish();

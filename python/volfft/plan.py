@@ -25,6 +25,7 @@ from volfft._describe import model_description
 from volfft._distribute import agree_on_errors, gather, scatter
 from volfft._local_array import LocalArray
 from volfft._native import native
+from volfft._request import Request
 from volfft.distribution import LocalBox
 
 __all__ = ["Plan", "LocalArray", "describe", "plan_options", "scatter", "gather", "VolfftError",
@@ -184,27 +185,6 @@ def _library_options(options: Dict[str, Any], placement: Any, spectral: Optional
     if spectral is not None:
         out["spectral_shape"] = list(spectral)
     return out
-
-
-class Request:
-    """A transform begun with :meth:`Plan.forward_start` or :meth:`Plan.backward_start`."""
-
-    def __init__(self, native: Any, keep: Tuple[np.ndarray, np.ndarray], out: np.ndarray) -> None:
-        self._native = native
-        self._keep = keep  # the arrays must outlive the transform
-        self._out = out
-
-    def test(self) -> bool:
-        """Let MPI progress; True when :meth:`wait` will not block on communication."""
-        return True if self._native is None else bool(self._native.test())
-
-    def wait(self) -> np.ndarray:
-        """Finish the transform (collective) and return its output array."""
-        if self._native is not None:
-            self._native.wait()
-            self._native = None
-            self._keep = None
-        return self._out
 
 
 def _warn_if_threads_share_cores(threads: int) -> None:

@@ -12,9 +12,10 @@ import numpy as np
 from volfft._distribute import agree_on_errors
 from volfft._local_array import LocalArray
 from volfft._native import native
+from volfft._request import Request
 from volfft.distribution import LocalBox
 
-__all__ = ["Reshape", "ReshapeRequest"]
+__all__ = ["Reshape"]
 
 # dtype -> (precision, values) as the library names them
 _DTYPES = {
@@ -24,26 +25,6 @@ _DTYPES = {
     np.dtype(np.float32): ("float", "real"),
 }
 _OPTIONS = ("engine", "tune", "batch", "batch_layout", "threads", "verbose")
-
-
-class ReshapeRequest:
-    """A redistribution begun with :meth:`Reshape.execute_start` or :meth:`Reshape.reverse_start`."""
-
-    def __init__(self, handle: Any, keep: Tuple[np.ndarray, np.ndarray], out: np.ndarray) -> None:
-        self._handle = handle
-        self._keep = keep  # the arrays must outlive the exchange
-        self._out = out
-
-    def test(self) -> bool:
-        """Let MPI progress; True when :meth:`wait` will not block on communication."""
-        return True if self._handle is None else bool(self._handle.test())
-
-    def wait(self) -> np.ndarray:
-        """Finish (collective) and return the output array."""
-        if self._handle is not None:
-            self._handle.finish()
-            self._handle, self._keep = None, None
-        return self._out
 
 
 class Reshape:
@@ -236,7 +217,7 @@ class Reshape:
             raise VolfftError(f"{name}: expected a writable array, got a read-only one")
         return memory
 
-    def _start(self, given: Any, out: Any, reversed_: bool) -> ReshapeRequest:
+    def _start(self, given: Any, out: Any, reversed_: bool) -> Request:
         handle = self._live()
         name = "b" if reversed_ else "a"
         try:
@@ -255,7 +236,7 @@ class Reshape:
                 pass
             raise
         handle.start(source, destination, reversed_)
-        return ReshapeRequest(handle, (source, destination), out)
+        return Request(handle, (source, destination), out)
 
     def execute(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
         """Redistribute: ``out`` (this rank's output part) receives the values of every rank's
@@ -268,13 +249,13 @@ class Reshape:
         output part ``b``. Collective. Returns ``out``."""
         return self.reverse_start(b, out).wait()
 
-    def execute_start(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> ReshapeRequest:
+    def execute_start(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> Request:
         """Start :meth:`execute` (split phase: messages may be under way when this returns,
         engines alltoallv, persistent and p2p); finish with ``request.wait()``. Until then the
         arrays belong to volfft and the reshape takes no other call."""
         return self._start(a, out, False)
 
-    def reverse_start(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> ReshapeRequest:
+    def reverse_start(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> Request:
         """Start :meth:`reverse`; see :meth:`execute_start`."""
         return self._start(b, out, True)
 

@@ -272,8 +272,8 @@ bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
 }  // namespace
 
 // A user's array that holds the plan's own box and differs only in memory order (the output:
-// FFTW-MPI's transposed layout is volfft's slab output in another order) or in the array around
-// the box (the input in C order: FFTW's padded r2c rows, ghost layers) needs no reshape: the
+// FFTW-MPI's transposed layout is volfft's slab output in another order) or in the length of its
+// rows (an r2c input in C order with FFTW's padded rows) needs no reshape: the
 // plan lays its last stage out in the user's order, or reads and writes its input with the
 // user's strides. Decided on every rank together, since the blueprints of all ranks must agree.
 // Not for in-place or padded plans (their buffers follow other rules), nor for an output whose
@@ -309,9 +309,13 @@ void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std:
     const LocalArray& a = *in;
     const bool c_order = a.order.empty() || std::is_sorted(a.order.begin(), a.order.end());
     const Box storage = storage_of(a);
+    // Only rows padded at their end (FFTW's layout): the r2c reads whole rows from their start,
+    // so ghost layers before the box, or around it on other axes, still go through a reshape.
+    bool padded_rows = contains(storage, a.box);
+    for (int k = 0; k < ndim; ++k)
+      padded_rows = padded_rows && storage.lo[k] == a.box.lo[k] && (k == ndim - 1 || storage.hi[k] == a.box.hi[k]);
     // (An empty box reads nothing: any storage around it will do.)
-    fits[0] = c_order && same_box(a.box, core::user_box(bp.real_box, ndim)) &&
-              (a.box.empty() || contains(storage, a.box)) ? 1 : 0;
+    fits[0] = c_order && same_box(a.box, core::user_box(bp.real_box, ndim)) && (a.box.empty() || padded_rows) ? 1 : 0;
   }
   if (plain && out && bp.stages.size() > 1 && valid_order(out->order)) {
     const LocalArray& a = *out;

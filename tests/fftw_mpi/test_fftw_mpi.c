@@ -24,15 +24,7 @@
 
 static int rank = 0, ranks = 1;
 
-#define CHECK(condition, ...)                                        \
-  do {                                                               \
-    if (!(condition)) {                                              \
-      fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                  \
-      fprintf(stderr, "\n");                                         \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                  \
-    }                                                                \
-  } while (0)
+#include "support/check_c.h"
 
 static double f_real(ptrdiff_t i, ptrdiff_t j, ptrdiff_t k) { return sin(0.9 * i + 0.4) + 0.3 * j - 0.07 * k * k; }
 static double complex f_complex(ptrdiff_t i, ptrdiff_t j, ptrdiff_t k) {

@@ -71,7 +71,7 @@ case $mode in
     if [ -f "$PKG_CONFIG_PATH/volfft_fftw3_mpi.pc" ]; then
       fftw_flags=$(pkg-config --cflags --libs volfft_fftw3_mpi)
       step "pkg-config --cflags --libs volfft_fftw3_mpi: $fftw_flags"
-      "$mpicc" -o "$work/pc_fftw_mpi" "$source/tests/fftw_mpi/test_fftw_mpi.c" $fftw_flags -lm
+      "$mpicc" -I"$source/tests" -o "$work/pc_fftw_mpi" "$source/tests/fftw_mpi/test_fftw_mpi.c" $fftw_flags -lm
       programs+=("$work/pc_fftw_mpi")
     fi
     # The flags carry a run path into the prefix: the programs start without LD_LIBRARY_PATH.

@@ -14,15 +14,9 @@
 
 static int rank = 0, ranks = 1;
 
-#define CHECK(condition, ...)                                                  \
-  do {                                                                         \
-    if (!(condition)) {                                                        \
-      fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);           \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fprintf(stderr, " (volfft: %s)\n", volfft_last_error());                 \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-    }                                                                          \
-  } while (0)
+/* the C API's message after a failed call */
+#define CHECK_C_LAST_ERROR() volfft_last_error()
+#include "support/check_c.h"
 
 /* The global test function: a value per global index, different everywhere. */
 static double complex value_at(int64_t i, int64_t j, int64_t k) {

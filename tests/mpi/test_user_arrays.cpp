@@ -249,6 +249,15 @@ void named(MPI_Comm comm, int rank, int size) {
     Plan fitted(comm, s.shape, Kind::r2c, Precision::float64, {}, s.in, s.out);
     CHECK_MSG(!fitted.reshapes_input() && !fitted.reshapes_output(), "FFTW's layout at np 2 is reshaped");
     CHECK(fitted.output_order() == (std::vector<int>{1, 0, 2}));
+    // The plan's own r2c input box with a ghost layer on every side is not padded rows: it is
+    // reshaped (the r2c reads whole rows from their start), and still right.
+    Setup g = s;
+    g.label = "fftw blocks r2c, ghost layers around the plan's own box";
+    LocalArray ghosted = *s.in;
+    ghosted.storage = ghosted.box;
+    for (int a = 0; a < 3; ++a) ghosted.storage.lo[a] -= 1, ghosted.storage.hi[a] += 1;
+    g.in = ghosted;
+    check_plan<double>(comm, g);
   }
 }
 

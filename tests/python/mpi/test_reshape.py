@@ -146,7 +146,8 @@ def test_plan_on_user_arrays(comm, kind, dtype, layouts):
     with volfft.Plan(comm, shape, dtype=dtype, kind=kind, in_array=part_in, out_array=part_out) as plan:
         assert plan.input_box == box_in and plan.output_box == box_out
         assert plan.input_part == part_in and plan.output_part == part_out
-        assert plan.reshapes == (True, True) or comm.size == 1
+        # (a side whose boxes are the plan's own is read in place, ghost layers and all, or laid
+        # out in the given order, rather than reshaped: plan.reshapes says which)
         a = plan.input_array()
         a[part_in.owned_slice()] = g[slices(box_in)]
         y = plan.forward(a)
@@ -156,7 +157,7 @@ def test_plan_on_user_arrays(comm, kind, dtype, layouts):
         z = plan.backward(y)
         ok = ok and np.abs(z[part_in.owned_slice()] - g[slices(box_in)]).max(initial=0) <= tol / math.prod(shape) * 10
         names = [r["name"] for r in plan.describe()["reshapes"]]
-        ok = ok and names == ["reshape_in", "reshape_out"]
+        ok = ok and names == [n for n, r in zip(("reshape_in", "reshape_out"), plan.reshapes) if r]
     assert agreed(comm, ok), f"{kind} {np.dtype(dtype)} {layouts}"
 
 

@@ -1,0 +1,29 @@
+"""A split-phase call under way: a transform (Plan.forward_start, backward_start) or a
+redistribution (Reshape.execute_start, reverse_start)."""
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+import numpy as np
+
+
+class Request:
+    """A call begun with a ``*_start`` method: :meth:`test` lets MPI progress, :meth:`wait`
+    finishes it and returns its output array. Until then the arrays belong to volfft."""
+
+    def __init__(self, native: Any, keep: Tuple[np.ndarray, np.ndarray], out: np.ndarray) -> None:
+        self._native = native
+        self._keep = keep  # the arrays must outlive the call
+        self._out = out
+
+    def test(self) -> bool:
+        """Let MPI progress; True when :meth:`wait` will not block on communication."""
+        return True if self._native is None else bool(self._native.test())
+
+    def wait(self) -> np.ndarray:
+        """Finish the call (collective) and return its output array."""
+        if self._native is not None:
+            self._native.wait()
+            self._native = None
+            self._keep = None
+        return self._out
