@@ -304,6 +304,10 @@ int run(int argc, char** argv) {
     check(v, "after timing");
   }
   const std::string load_after = load_average();
+  // What the exchange must move: the largest count any rank sends to other ranks (its own block
+  // is a local copy), which tells a slow case from a large one.
+  long long sent = variants.front().reshape ? variants.front().reshape->sent_count() : 0, most_sent = 0;
+  MPI_Reduce(&sent, &most_sent, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
 
   if (rank == 0) {
     const Variant& ref = variants.back();
@@ -319,6 +323,15 @@ int run(int argc, char** argv) {
                 static_cast<long long>(a.shape[2]), mib, ranks, a.reps, a.warmup, load_before.c_str(),
                 load_after.c_str());
     std::printf("  verified: every output equals f(global index) on every rank, before and after timing\n");
+    auto box_text = [](const Box& b) {
+      char t[128];
+      std::snprintf(t, sizeof t, "[%lld:%lld, %lld:%lld, %lld:%lld]", static_cast<long long>(b.lo[0]),
+                    static_cast<long long>(b.hi[0]), static_cast<long long>(b.lo[1]), static_cast<long long>(b.hi[1]),
+                    static_cast<long long>(b.lo[2]), static_cast<long long>(b.hi[2]));
+      return std::string(t);
+    };
+    std::printf("  rank 0: %s -> %s; the most any rank sends to others: %.1f MiB\n", box_text(in_box).c_str(),
+                box_text(out_box).c_str(), 16.0 * static_cast<double>(most_sent) / (1 << 20));
     std::printf("  %-20s %-14s %12s %12s %12s %10s\n", "variant", "engine", "median ms", "min ms", "max ms",
                 "vs ref");
     for (const Variant& v : variants) {
