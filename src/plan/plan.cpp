@@ -276,8 +276,9 @@ bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
 // rows (an r2c input in C order with FFTW's padded rows) needs no reshape: the
 // plan lays its last stage out in the user's order, or reads and writes its input with the
 // user's strides. Decided on every rank together, since the blueprints of all ranks must agree.
-// Not for in-place or padded plans (their buffers follow other rules), nor for an output whose
-// array is larger than its box, nor for a one-stage plan's output (its order is the input's).
+// Not for padded plans, nor an in-place plan's input (its rows follow the in-place rule), nor an
+// output whose array is larger than its box, nor a one-stage plan's output (its order is the
+// input's).
 void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
   const int ndim = bp.ndim;
   auto valid_order = [&](const std::vector<int>& o) {
@@ -304,8 +305,7 @@ void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std:
     return b;
   };
   int fits[2] = {0, 0};
-  const bool plain = !bp.in_place && !bp.padded;
-  if (plain && bp.kind == Kind::r2c && bp.stages.size() > 1 && in && valid_order(in->order)) {
+  if (!bp.in_place && !bp.padded && bp.kind == Kind::r2c && bp.stages.size() > 1 && in && valid_order(in->order)) {
     const LocalArray& a = *in;
     const bool c_order = a.order.empty() || std::is_sorted(a.order.begin(), a.order.end());
     const Box storage = storage_of(a);
@@ -317,7 +317,7 @@ void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std:
     // (An empty box reads nothing: any storage around it will do.)
     fits[0] = c_order && same_box(a.box, core::user_box(bp.real_box, ndim)) && (a.box.empty() || padded_rows) ? 1 : 0;
   }
-  if (plain && out && bp.stages.size() > 1 && valid_order(out->order)) {
+  if (!bp.padded && out && bp.stages.size() > 1 && valid_order(out->order)) {
     const LocalArray& a = *out;
     const Box own = core::user_box(bp.stages.back().box, ndim);
     fits[1] = same_box(a.box, own) && (storage_of(a) == a.box || (a.box.empty() && storage_of(a).empty())) ? 1 : 0;

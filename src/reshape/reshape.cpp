@@ -348,9 +348,12 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
   }
   x.element_bytes = (values == Values::complex ? 2 : 1) * (precision == Precision::float64 ? 8 : 4);
 
-  // A block must fit MPI's int count; the largest block over all pairs also sizes alltoall.
-  for (const Parsed& pi : ins)
-    for (const Parsed& po : outs) t.max_block = std::max(t.max_block, pi.box.intersect(po.box).size());
+  // A block must fit MPI's int count; the largest block between two different ranks also sizes
+  // alltoall's padded blocks (a rank's own block is copied directly, never sent: counted, it
+  // padded every message to the whole local array when the boxes mostly stay put).
+  for (std::size_t a = 0; a < ins.size(); ++a)
+    for (std::size_t b = 0; b < outs.size(); ++b)
+      if (a != b) t.max_block = std::max(t.max_block, ins[a].box.intersect(outs[b].box).size());
   if (t.max_block * k > INT32_MAX)
     throw Error("volfft::Reshape: a block of " + std::to_string(t.max_block * k) +
                 " elements between two ranks exceeds MPI's int count; use more ranks or fewer fields");
