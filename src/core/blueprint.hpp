@@ -75,6 +75,9 @@ struct Blueprint {
   bool fields_inner = false;          ///< the user's arrays interleave them (BatchLayout::inner)
   Box real_box;                       ///< r2c input box in reals (== stages[0].box for c2c)
   Box real_storage;                   ///< the array holding it (in-place r2c: rows of 2(n/2+1) reals)
+  /// Memory order of the forward input (C order; a c2c plan on user arrays may take the user's:
+  /// its first stage's array then has that order too).
+  Order input_order{0, 1, 2};
   std::vector<Stage> stages;
   std::vector<ExchangeGeometry> exchanges;  ///< exchanges[k]: stages[k] -> stages[k+1]
   Index complex_bytes = 16;

@@ -25,7 +25,7 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
       d.complex_bytes = bp.complex_bytes;
       d.fields = static_cast<int>(bp.fields);
       d.padded = bp.padded;
-      d.input_order = core::user_order(bp.stages.front().order, ndim);
+      d.input_order = core::user_order(bp.input_order, ndim);
       d.output_order = core::user_order(bp.stages.back().order, ndim);
       for (const auto& s : bp.stages) {
         for (const auto& op : s.ops) {

@@ -21,6 +21,7 @@
 #include "mpi/shared_memory.hpp"
 #include "plan/placement.hpp"
 #include "plan/program.hpp"
+#include "plan/relabel.hpp"
 #include "plan/stage_ops.hpp"
 #include "tune/autotune.hpp"
 #include "tune/wisdom.hpp"
@@ -101,6 +102,9 @@ class Plan::Impl {
   core::Blueprint bp;
   PlanDescription description;
   std::vector<Index> user_shape;
+  // A plan on user arrays may run with its axes relabelled (plan/relabel.hpp): internal axis a
+  // is the user's axis axes[a]; the accessors map back.
+  plan::Axes axes = plan::kSameAxes;
   std::vector<int> rank_order;  // rank of comm at each virtual position
   std::string tuning_report;
   Options options;              // as given (after a map file became a rank order), tuned
@@ -209,7 +213,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   }
   fit_user_arrays(in, out);
   description = describe(size, shape, kind, precision, options);
-  description.input_order = core::user_order(bp.stages.front().order, bp.ndim);
+  description.input_order = core::user_order(bp.input_order, bp.ndim);
   description.output_order = core::user_order(bp.stages.back().order, bp.ndim);
   mpi::check(MPI_Comm_split(comm, bp.position[0], bp.position[1], &comms.row), "MPI_Comm_split");
   mpi::check(MPI_Comm_split(comm, bp.position[1], bp.position[0], &comms.column), "MPI_Comm_split");
@@ -272,8 +276,9 @@ bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
 }  // namespace
 
 // A user's array that holds the plan's own box and differs only in memory order (the output:
-// FFTW-MPI's transposed layout is volfft's slab output in another order) or in the length of its
-// rows (an r2c input in C order with FFTW's padded rows) needs no reshape: the
+// FFTW-MPI's transposed layout is volfft's slab output in another order; a c2c input, such as a
+// brick in the plan's relabelled axes, plan/relabel.hpp) or in the length of its rows (an r2c
+// input in C order with FFTW's padded rows) needs no reshape: the
 // plan lays its last stage out in the user's order, or reads and writes its input with the
 // user's strides. Decided on every rank together, since the blueprints of all ranks must agree.
 // Not for padded plans, nor an in-place plan's input (its rows follow the in-place rule), nor an
@@ -317,6 +322,15 @@ void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std:
     // (An empty box reads nothing: any storage around it will do.)
     fits[0] = c_order && same_box(a.box, core::user_box(bp.real_box, ndim)) && (a.box.empty() || padded_rows) ? 1 : 0;
   }
+  // A c2c input in another memory order: the first stage's array takes that order (its backward
+  // writes the user's array as that stage's), and the first exchange reads it so.
+  int c2c_input_order = 0;
+  if (!bp.in_place && !bp.padded && bp.kind == Kind::c2c && bp.stages.size() > 1 && in && valid_order(in->order)) {
+    const LocalArray& a = *in;
+    const bool c_order = a.order.empty() || std::is_sorted(a.order.begin(), a.order.end());
+    c2c_input_order = !c_order && same_box(a.box, core::user_box(bp.real_box, ndim)) &&
+                      (storage_of(a) == a.box || (a.box.empty() && storage_of(a).empty())) ? 1 : 0;
+  }
   if (!bp.padded && out && bp.stages.size() > 1 && valid_order(out->order)) {
     const LocalArray& a = *out;
     const Box own = core::user_box(bp.stages.back().box, ndim);
@@ -324,12 +338,22 @@ void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std:
   }
   // Which sides fit: MIN (every rank must fit for the plan to change), also when one rank gives
   // no array (adopt_user_arrays then reports that).
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, fits, 2, MPI_INT, MPI_MIN, comms.all), "MPI_Allreduce");
-  if (fits[0] && !in->box.empty()) bp.real_storage = internal_box(storage_of(*in));
-  if (fits[1]) {
+  int agreed[3] = {fits[0], fits[1], c2c_input_order};
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MIN, comms.all), "MPI_Allreduce");
+  auto internal_order = [&](const std::vector<int>& user) {
     core::Order order{0, 1, 2};
-    if (!out->order.empty())
-      for (int k = 0; k < ndim; ++k) order[static_cast<std::size_t>(3 - ndim + k)] = out->order[static_cast<std::size_t>(k)] + 3 - ndim;
+    if (!user.empty())
+      for (int k = 0; k < ndim; ++k) order[static_cast<std::size_t>(3 - ndim + k)] = user[static_cast<std::size_t>(k)] + 3 - ndim;
+    return order;
+  };
+  if (agreed[0] && !in->box.empty()) bp.real_storage = internal_box(storage_of(*in));
+  if (agreed[2]) {
+    const core::Order order = internal_order(in->order);
+    bp.input_order = bp.stages.front().order = order;
+    bp.exchanges.front().from_order = order;
+  }
+  if (agreed[1]) {
+    const core::Order order = internal_order(out->order);
     bp.stages.back().order = order;
     bp.exchanges.back().to_order = order;
   }
@@ -340,7 +364,7 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
   const int ndim = bp.ndim;
   LocalArray plan_in, plan_out;
   plan_in.box = core::user_box(bp.real_box, ndim);
-  plan_in.order = core::user_order(bp.stages.front().order, ndim);
+  plan_in.order = core::user_order(bp.input_order, ndim);
   plan_in.storage = core::user_box(bp.real_storage, ndim);
   plan_out.box = plan_out.storage = core::user_box(bp.stages.back().box, ndim);
   plan_out.order = core::user_order(bp.stages.back().order, ndim);
@@ -587,8 +611,16 @@ Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Pre
            const Options& options)
     : impl_(std::make_shared<Impl>(comm, shape, kind, precision, options)) {}
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
-           const std::optional<LocalArray>& in, const std::optional<LocalArray>& out)
-    : impl_(std::make_shared<Impl>(comm, shape, kind, precision, options, in, out)) {}
+           const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
+  const plan::Axes axes = plan::choose_axes(comm, shape, kind, precision, options, in, out);
+  impl_ = std::make_shared<Impl>(comm, plan::to_internal(shape, axes), kind, precision, options,
+                                 plan::to_internal(in, axes), plan::to_internal(out, axes));
+  if (axes != plan::kSameAxes) {
+    impl_->axes = axes;
+    impl_->user_shape = shape;
+    plan::to_user(impl_->description, axes);
+  }
+}
 Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
@@ -604,12 +636,12 @@ std::array<int, 2> Plan::grid_position() const {
   return core::user_position(impl_->bp.position, impl_->bp.ndim);
 }
 
-Box Plan::input_box() const { return impl_->user_in.box; }
-Box Plan::output_box() const { return impl_->user_out.box; }
-std::vector<int> Plan::input_order() const { return impl_->user_in.order; }
-std::vector<int> Plan::output_order() const { return impl_->user_out.order; }
-LocalArray Plan::input_array() const { return impl_->user_in; }
-LocalArray Plan::output_array() const { return impl_->user_out; }
+Box Plan::input_box() const { return plan::to_user(impl_->user_in.box, impl_->axes); }
+Box Plan::output_box() const { return plan::to_user(impl_->user_out.box, impl_->axes); }
+std::vector<int> Plan::input_order() const { return plan::to_user_order(impl_->user_in.order, impl_->axes); }
+std::vector<int> Plan::output_order() const { return plan::to_user_order(impl_->user_out.order, impl_->axes); }
+LocalArray Plan::input_array() const { return plan::to_user(impl_->user_in, impl_->axes); }
+LocalArray Plan::output_array() const { return plan::to_user(impl_->user_out, impl_->axes); }
 bool Plan::reshapes_input() const { return impl_->reshape_in != nullptr; }
 bool Plan::reshapes_output() const { return impl_->reshape_out != nullptr; }
 std::int64_t Plan::input_count() const { return impl_->user_input_count(); }
@@ -708,6 +740,7 @@ std::vector<Phase> Plan::timings(Direction d) const {
   const double* r = x.reshape_seconds[forward ? 0 : 1];
   if (forward ? x.reshape_in : x.reshape_out) t.insert(t.begin(), Phase{forward ? "reshape_in" : "reshape_out", r[0]});
   if (forward ? x.reshape_out : x.reshape_in) t.push_back(Phase{forward ? "reshape_out" : "reshape_in", r[1]});
+  for (Phase& p : t) p.name = plan::phase_to_user(p.name, x.axes);
   return t;
 }
 

@@ -73,11 +73,11 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   // Every step is planned for one field (the field layouts give strides and field offsets);
   // StageOps::run steps through the fields.
   const auto strides = core::strides_of(st.box_in, st.order, array_fields.unit);  // the stage's array
-  // The input side (forward input / backward output) is the real box in C order (c2c: the
-  // complex box); for r2c the part of it that matches `part` is whole along axis 2, the
+  // The input side (forward input / backward output) is the real box in bp.input_order (C order
+  // but for a c2c plan fitted to the user's array; c2c: the complex box); for r2c the part of it that matches `part` is whole along axis 2, the
   // transformed one.
   const bool real_kind = bp.kind == Kind::r2c;
-  const auto rstrides = core::strides_of(bp.real_storage, core::Order{0, 1, 2}, input_fields.unit);
+  const auto rstrides = core::strides_of(bp.real_storage, bp.input_order, input_fields.unit);
   Box real_part = part;
   if (real_kind) real_part.lo[2] = bp.real_storage.lo[2], real_part.hi[2] = bp.real_storage.hi[2];
   const std::ptrdiff_t real_off =
