@@ -19,7 +19,7 @@
 #
 # Environment (all optional):
 #   FFTW_HARNESS_NP="1 2 3 4"   process counts
-#   FFTW_HARNESS_COUNT=12       check.pl -c: random problem rounds per process count (each round
+#   FFTW_HARNESS_COUNT=10       check.pl -c: random problem rounds per process count (each round
 #                               poses up to 6 problems); sized so the whole run stays in a few
 #                               minutes on a 2-core machine
 #   FFTW_HARNESS_MAXSIZE=10000  check.pl --maxsize (FFTW's own "make check" uses 10000)
@@ -111,6 +111,9 @@ if [ ! -f "$src/tests/check.pl" ]; then
   if ! timeout 300 apt-get -q "${apt_opts[@]}" update >"$work/apt.log" 2>&1; then
     skip "apt-get update for Debian's source index failed (no network?); see $work/apt.log"
   fi
+  # apt-get update only warns when an index cannot be downloaded: look for the index itself.
+  ls "$apt_tmp/lists/"*Sources* >/dev/null 2>&1 ||
+    skip "could not download Debian's $codename source index (no network?); see $work/apt.log"
   chmod 777 "$apt_tmp/dl"
   if ! (cd "$apt_tmp/dl" && timeout 300 apt-get -q "${apt_opts[@]}" source --download-only fftw3) >>"$work/apt.log" 2>&1; then
     skip "apt-get source fftw3 failed; see $work/apt.log"
@@ -178,7 +181,7 @@ results="$work/results.tsv"
 rm -rf "$work/logs" "$results"
 : >"$results"
 nps="${FFTW_HARNESS_NP:-1 2 3 4}"
-count="${FFTW_HARNESS_COUNT:-12}"
+count="${FFTW_HARNESS_COUNT:-10}"
 maxsize="${FFTW_HARNESS_MAXSIZE:-10000}"
 seed="${FFTW_HARNESS_SEED:-$(date +%s)}"
 echo "FFTW $fftw_version's check.pl and mpi-bench on $lib"
