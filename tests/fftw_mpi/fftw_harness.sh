@@ -19,12 +19,16 @@
 #
 # Environment (all optional):
 #   FFTW_HARNESS_NP="1 2 3 4"   process counts
+#   FFTW_HARNESS_PRECISION=double  "double float" adds single precision (fftwf_mpi_*: its own
+#                               configure --enable-float and mpi-bench; twice the time)
 #   FFTW_HARNESS_COUNT=10       check.pl -c: random problem rounds per process count (each round
 #                               poses up to 6 problems); sized so the whole run stays in a few
 #                               minutes on a 2-core machine
 #   FFTW_HARNESS_MAXSIZE=10000  check.pl --maxsize (FFTW's own "make check" uses 10000)
 #   FFTW_HARNESS_SEED           Perl's srand seed for check.pl (default: from the clock; printed,
 #                               so a run can be repeated)
+#   FFTW_HARNESS_OWN_FFTW=1     link FFTW's libraries built here (about a minute per precision on
+#                               2 cores) even where Debian's libfftw3 3.3.10 is installed
 #   FFTW_HARNESS_TIMEOUT=120    seconds per mpi-bench run before it counts as a hang (FAILED)
 set -u
 
@@ -51,7 +55,8 @@ if [ "${1:-}" = "--run-one" ]; then
     [ "$prev" = "--verify" ] && problem="$problem${problem:+ }$a"
     prev="$a"
   done
-  log="$(dirname "$results")/logs/np${np}_$(printf '%s' "$problem" | tr -c 'A-Za-z0-9._-' '_').log"
+  prec="${FFTW_HARNESS_PREC:-double}"
+  log="$(dirname "$results")/logs/${prec}_np${np}_$(printf '%s' "$problem" | tr -c 'A-Za-z0-9._-' '_').log"
   mkdir -p "$(dirname "$log")"
   timeout "${FFTW_HARNESS_TIMEOUT:-120}" "$mpirun_sh" -np "$np" "$bench" "$@" >"$log" 2>&1
   rc=$?
@@ -68,8 +73,8 @@ if [ "${1:-}" = "--run-one" ]; then
     if [ $rc -eq 124 ]; then reason="timed out after ${FFTW_HARNESS_TIMEOUT:-120} s"
     else reason="exit $rc: $(grep -m1 -E 'Found relative error|No can_do|assertion|volfft|signal|Segmentation' "$log")"; fi
   fi
-  printf '%s\t%s\t%s\t%s\t%s\n' "$class" "$np" "$problem" "$reason" "$log" >>"$results"
-  [ "$class" = FAILED ] && { echo "FAILED np=$np $problem: $reason (log $log)"; exit 1; }
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$class" "$prec" "$np" "$problem" "$reason" "$log" >>"$results"
+  [ "$class" = FAILED ] && { echo "FAILED $prec np=$np $problem: $reason (log $log)"; exit 1; }
   exit 0
 fi
 
@@ -126,74 +131,79 @@ if [ ! -f "$src/tests/check.pl" ]; then
   trap - EXIT
 fi
 
-# --- mpi-bench, relinked on volfft's library --------------------------------------------------
-# FFTW's configure (--enable-mpi --enable-shared, as the brief of FFTW's MPI tests needs) gives the
-# config.h that mpi-bench's sources and libbench2 compile against; FFTW's make builds them.
-fbuild="$work/build"
-if [ ! -f "$fbuild/config.h" ]; then
-  rm -rf "$fbuild" && mkdir -p "$fbuild"
-  echo "configuring FFTW $fftw_version (--enable-mpi --enable-shared)"
-  (cd "$fbuild" && "$src/configure" --enable-mpi --enable-shared --disable-fortran MPICC=mpicc) \
-    >"$work/configure.log" 2>&1 || { echo "FFTW's configure failed; see $work/configure.log"; exit 1; }
-fi
-objs=(mpi/mpi_bench-mpi-bench.o mpi/mpi_bench-fftw-bench.o mpi/mpi_bench-hook.o)
-(cd "$fbuild" && make -C libbench2 libbench2.a && make -C mpi "${objs[@]#mpi/}") >"$work/make.log" 2>&1 ||
-  { echo "building mpi-bench's objects failed; see $work/make.log"; exit 1; }
-
-# FFTW's serial library, shared (never static: an fftw_execute inside the executable would win
-# over volfft's, and volfft's library would then rightly refuse every plan). Debian's libfftw3 is
-# built from this very source package (3.3.10-1); hook.c uses FFTW internals (the planner's
-# hook), so the library must be this version. Without it, FFTW's own libraries are built here.
-sys_lib=/usr/lib/x86_64-linux-gnu
-if [ -e "$sys_lib/libfftw3.so.3" ] && dpkg-query -W -f '${Version}' libfftw3-double3 2>/dev/null | grep -q "^$fftw_version-"; then
-  fftw_libs=("$sys_lib/libfftw3.so.3")
-  [ -e "$sys_lib/libfftw3_mpi.so.3" ] && fftw_libs=("$sys_lib/libfftw3_mpi.so.3" "${fftw_libs[@]}")
-  fftw_from="Debian's libfftw3 $(dpkg-query -W -f '${Version}' libfftw3-double3)"
-else
-  if [ ! -e "$fbuild/.libs/libfftw3.so" ] || [ ! -e "$fbuild/mpi/.libs/libfftw3_mpi.so" ]; then
-    echo "building FFTW $fftw_version's shared libraries (no system libfftw3 $fftw_version; takes minutes)"
-    (cd "$fbuild" && make -j"$(nproc)" && make -C mpi libfftw3_mpi.la) >>"$work/make.log" 2>&1 ||
-      { echo "building FFTW failed; see $work/make.log"; exit 1; }
+# --- mpi-bench, relinked on volfft's library, per precision ------------------------------------
+# FFTW's configure (--enable-mpi: FFTW's mpi/ directory, where mpi-bench lives; --enable-shared;
+# --enable-float for single precision) gives the config.h that mpi-bench's sources and libbench2
+# compile against; FFTW's make builds those objects. Each precision has its own build folder.
+# Sets $bench; $1: double or float.
+build_bench() {
+  # x: the API's prefix (fftw_, fftwf_); l: the library's name (libfftw3, libfftw3f)
+  local prec="$1" x=fftw l=fftw3 conf=() pkg=libfftw3-double3
+  [ "$prec" = float ] && x=fftwf l=fftw3f conf=(--enable-float) pkg=libfftw3-single3
+  local fbuild="$work/build-$prec"
+  if [ ! -f "$fbuild/config.h" ]; then
+    rm -rf "$fbuild" && mkdir -p "$fbuild"
+    echo "configuring FFTW $fftw_version for $prec (--enable-mpi --enable-shared ${conf[*]})"
+    (cd "$fbuild" && "$src/configure" --enable-mpi --enable-shared --disable-fortran "${conf[@]}" MPICC=mpicc) \
+      >"$work/configure-$prec.log" 2>&1 || { echo "FFTW's configure failed; see $work/configure-$prec.log"; exit 1; }
   fi
-  fftw_libs=("$fbuild/mpi/.libs/libfftw3_mpi.so" "$fbuild/.libs/libfftw3.so")
-  fftw_from="FFTW $fftw_version built in $fbuild"
-fi
-# volfft's library first on the link line, so that it is the first NEEDED entry and its
-# fftw_mpi_* and fftw_execute/destroy_plan/... win over FFTW's; FFTW's libfftw3_mpi stays on the
-# line, as in a relinked FFTW-MPI program (-lvolfft_fftw3_mpi -lfftw3_mpi -lfftw3).
-# --no-as-needed: keep the order even where the toolchain defaults to --as-needed.
-bench="$work/mpi-bench-volfft"
-mpicc -o "$bench" "${objs[@]/#/$fbuild/}" -Wl,--no-as-needed -L"$build" -Wl,-rpath,"$build" \
-  -lvolfft_fftw3_mpi "${fftw_libs[@]}" "$fbuild/libbench2/libbench2.a" -lm >>"$work/make.log" 2>&1 ||
-  { echo "linking mpi-bench on volfft_fftw3_mpi failed; see $work/make.log"; exit 1; }
-first_needed="$(readelf -d "$bench" | awk '/NEEDED/ {print $NF; exit}')"
-case "$first_needed" in
-  "[libvolfft_fftw3_mpi.so"*) ;;
-  *) echo "FAILED: mpi-bench's first NEEDED library is $first_needed, not volfft_fftw3_mpi"; exit 1 ;;
-esac
-# Every fftw_mpi_* mpi-bench calls must be volfft's: one volfft lacked would quietly be FFTW's.
-missing="$(comm -23 <(nm -u "${objs[@]/#/$fbuild/}" | awk '{print $NF}' | grep '^fftw_mpi_' | sort -u) \
-                    <(nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u))"
-[ -z "$missing" ] || { echo "FAILED: volfft_fftw3_mpi does not define $missing (FFTW's would run)"; exit 1; }
+  local objs=(mpi/mpi_bench-mpi-bench.o mpi/mpi_bench-fftw-bench.o mpi/mpi_bench-hook.o)
+  (cd "$fbuild" && make -C libbench2 libbench2.a && make -C mpi "${objs[@]#mpi/}") >"$work/make-$prec.log" 2>&1 ||
+    { echo "building mpi-bench's objects failed; see $work/make-$prec.log"; exit 1; }
+  objs=("${objs[@]/#/$fbuild/}")
+
+  # FFTW's serial library, shared (never static: an fftw_execute inside the executable would win
+  # over volfft's, and volfft's library would then rightly refuse every plan). Debian's libfftw3
+  # is built from this very source package (3.3.10-1); hook.c uses FFTW internals (the planner's
+  # hook), so the library must be this version. Without it, FFTW's own libraries are built here.
+  local sys_lib=/usr/lib/x86_64-linux-gnu fftw_libs
+  if [ -z "${FFTW_HARNESS_OWN_FFTW:-}" ] && [ -e "$sys_lib/lib$l.so.3" ] && dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null | grep -q "^$fftw_version-"; then
+    fftw_libs=("$sys_lib/lib$l.so.3")
+    [ -e "$sys_lib/lib${l}_mpi.so.3" ] && fftw_libs=("$sys_lib/lib${l}_mpi.so.3" "${fftw_libs[@]}")
+    fftw_from="Debian's lib$l $(dpkg-query -W -f '${Version}' "$pkg")"
+  else
+    if [ ! -e "$fbuild/.libs/lib$l.so" ] || [ ! -e "$fbuild/mpi/.libs/lib${l}_mpi.so" ]; then
+      echo "building FFTW $fftw_version's shared $prec libraries (no system lib$l $fftw_version; takes minutes)"
+      (cd "$fbuild" && make -j"$(nproc)") >>"$work/make-$prec.log" 2>&1 ||
+        { echo "building FFTW failed; see $work/make-$prec.log"; exit 1; }
+    fi
+    fftw_libs=("$fbuild/mpi/.libs/lib${l}_mpi.so" "$fbuild/.libs/lib$l.so")
+    fftw_from="FFTW $fftw_version built in $fbuild"
+  fi
+  # volfft's library first on the link line, so that it is the first NEEDED entry and its
+  # fftw_mpi_* and fftw_execute/destroy_plan/... win over FFTW's; FFTW's libfftw3_mpi stays on the
+  # line, as in a relinked FFTW-MPI program (-lvolfft_fftw3_mpi -lfftw3_mpi -lfftw3).
+  # --no-as-needed: keep the order even where the toolchain defaults to --as-needed.
+  bench="$work/mpi-bench-volfft-$prec"
+  # The run path names every library's folder: FFTW's own, when built here, must not be swapped
+  # for the system's at run time.
+  local rpath="$build" f
+  for f in "${fftw_libs[@]}"; do rpath="$rpath:$(dirname "$f")"; done
+  mpicc -o "$bench" "${objs[@]}" -Wl,--no-as-needed -L"$build" -Wl,-rpath,"$rpath" \
+    -lvolfft_fftw3_mpi "${fftw_libs[@]}" "$fbuild/libbench2/libbench2.a" -lm >>"$work/make-$prec.log" 2>&1 ||
+    { echo "linking mpi-bench on volfft_fftw3_mpi failed; see $work/make-$prec.log"; exit 1; }
+  local first_needed
+  first_needed="$(readelf -d "$bench" | awk '/NEEDED/ {print $NF; exit}')"
+  case "$first_needed" in
+    "[libvolfft_fftw3_mpi.so"*) ;;
+    *) echo "FAILED: mpi-bench's first NEEDED library is $first_needed, not volfft_fftw3_mpi"; exit 1 ;;
+  esac
+  # Every fftw_mpi_* mpi-bench calls must be volfft's: one volfft lacked would quietly be FFTW's.
+  local missing
+  missing="$(comm -23 <(nm -u "${objs[@]}" | awk '{print $NF}' | grep "^${x}_mpi_" | sort -u) \
+                      <(nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u))"
+  [ -z "$missing" ] || { echo "FAILED: volfft_fftw3_mpi does not define $missing (FFTW's would run)"; exit 1; }
+}
 
 # --- the problems -----------------------------------------------------------------------------
 results="$work/results.tsv"
-rm -rf "$work/logs" "$results"
+rm -rf "$work/logs" "$work/sanity.tsv" "$results"
 : >"$results"
 nps="${FFTW_HARNESS_NP:-1 2 3 4}"
+precisions="${FFTW_HARNESS_PRECISION:-double}"
 count="${FFTW_HARNESS_COUNT:-10}"
 maxsize="${FFTW_HARNESS_MAXSIZE:-10000}"
 seed="${FFTW_HARNESS_SEED:-$(date +%s)}"
-echo "FFTW $fftw_version's check.pl and mpi-bench on $lib"
-echo "  serial FFTW: $fftw_from; launcher: $mpirun_sh; np: $nps"
-echo "  check.pl --random -c=$count --maxsize=$maxsize, seed $seed (+np); $(uptime)"
-
-# A problem volfft plans on every process count: if it does not pass, the relink is wrong and
-# nothing below would mean anything.
-if ! "$self" --run-one "$work/sanity.tsv" 2 "$bench" --verify ocf12x8 >/dev/null; then
-  echo "FAILED: the sanity problem ocf12x8 at np 2 does not pass: $(cut -f4 "$work/sanity.tsv" | tail -1)"
-  exit 1
-fi
 
 # Fixed problems (libbench2's syntax: i/o in or out of place, f/b forward/backward, c complex,
 # r real (r2c forward, c2r backward), k r2r with a kind per dimension (e00..e11 REDFT, o00..o11
@@ -210,24 +220,40 @@ fixed=(
   ok1v8:1:6x6:8:1x1:1:1 ik1v8:1:6x6:8:1x1:1:1 ok1v7:3:15x5:21:3x3:1:1
   ocf64 "ocf]64" ocf4x4x4x4 orf6x4x4x4 ok8hx6e00 ok8bx6e10
 )
-for np in $nps; do
-  for p in "${fixed[@]}"; do
-    "$self" --run-one "$results" "$np" "$bench" --verify "$p"
+for prec in $precisions; do
+  case "$prec" in double|float) ;; *) echo "FFTW_HARNESS_PRECISION: double and/or float, not $prec"; exit 2 ;; esac
+  build_bench "$prec"
+  export FFTW_HARNESS_PREC="$prec"  # for --run-one, also when check.pl runs it
+  echo "FFTW $fftw_version's check.pl and mpi-bench ($prec) on $lib"
+  echo "  serial FFTW: $fftw_from; launcher: $mpirun_sh; np: $nps"
+  echo "  check.pl --random -c=$count --maxsize=$maxsize, seed $seed (+np); $(uptime)"
+  # A problem volfft plans on every process count: if it does not pass, the relink is wrong and
+  # nothing below would mean anything.
+  if ! "$self" --run-one "$work/sanity.tsv" 2 "$bench" --verify ocf12x8 >/dev/null; then
+    echo "FAILED: the sanity problem ocf12x8 ($prec) at np 2 does not pass: $(cut -f5 "$work/sanity.tsv" | tail -1)"
+    exit 1
+  fi
+  for np in $nps; do
+    for p in "${fixed[@]}"; do
+      "$self" --run-one "$results" "$np" "$bench" --verify "$p"
+    done
+    # FFTW's random problems, one per mpi-bench run (--flushcount=-1), every one run (-k).
+    perl -we 'srand(shift @ARGV); do shift @ARGV; die $@ if $@' "$((seed + np))" "$src/tests/check.pl" \
+      --random -c="$count" --maxsize="$maxsize" --flushcount=-1 -k \
+      --mpi "$self --run-one $results $np $bench"
   done
-  # FFTW's random problems, one per mpi-bench run (--flushcount=-1), every one run (-k).
-  perl -we 'srand(shift @ARGV); do shift @ARGV; die $@ if $@' "$((seed + np))" "$src/tests/check.pl" \
-    --random -c="$count" --maxsize="$maxsize" --flushcount=-1 -k \
-    --mpi "$self --run-one $results $np $bench"
 done
 
 # --- counts -----------------------------------------------------------------------------------
 echo
-echo "problems by class and np (logs: $work/logs, all results: $results)"
-for np in $nps; do
-  printf '  np %-2s  passed %4d  refused %4d  FAILED %4d\n' "$np" \
-    "$(awk -F'\t' -v n="$np" '$1=="passed" && $2==n' "$results" | wc -l)" \
-    "$(awk -F'\t' -v n="$np" '$1=="refused" && $2==n' "$results" | wc -l)" \
-    "$(awk -F'\t' -v n="$np" '$1=="FAILED" && $2==n' "$results" | wc -l)"
+echo "problems by class (logs: $work/logs, all results: $results)"
+for prec in $precisions; do
+  for np in $nps; do
+    printf '  %-6s np %-2s  passed %4d  refused %4d  FAILED %4d\n' "$prec" "$np" \
+      "$(awk -F'\t' -v p="$prec" -v n="$np" '$1=="passed" && $2==p && $3==n' "$results" | wc -l)" \
+      "$(awk -F'\t' -v p="$prec" -v n="$np" '$1=="refused" && $2==p && $3==n' "$results" | wc -l)" \
+      "$(awk -F'\t' -v p="$prec" -v n="$np" '$1=="FAILED" && $2==p && $3==n' "$results" | wc -l)"
+  done
 done
 total="$(wc -l <"$results")"
 passed="$(grep -c '^passed' "$results")"
@@ -235,10 +261,11 @@ refused="$(grep -c '^refused' "$results")"
 failed="$(grep -c '^FAILED' "$results")"
 echo "  total   $total problems: passed $passed, refused as unsupported $refused, FAILED $failed"
 echo "refused, by reason:"
-awk -F'\t' '$1=="refused" {print $4}' "$results" | sed -E 's/; got [0-9]+$//; s/r2r kind [0-9]+/r2r kind K/' | sort | uniq -c | sed 's/^/  /'
+awk -F'\t' '$1=="refused" {print $5}' "$results" | sed -E 's/; got [0-9]+$//; s/r2r kind [0-9]+/r2r kind K/' |
+  sort | uniq -c | sed 's/^/  /'
 if [ "$failed" -gt 0 ]; then
-  echo "FAILED problems (np, problem, reason):"
-  awk -F'\t' '$1=="FAILED" {printf "  np %s  %s  %s\n", $2, $3, $4}' "$results"
+  echo "FAILED problems (precision, np, problem, reason):"
+  awk -F'\t' '$1=="FAILED" {printf "  %s np %s  %s  %s\n", $2, $3, $4, $5}' "$results"
   exit 1
 fi
 exit 0
