@@ -61,6 +61,19 @@ void agree(MPI_Comm comm, const std::string& problem) {
   throw Error(message);
 }
 
+// FFTW's plan is in place when the arrays are one: a rank's own in == out. A rank that holds
+// nothing of either side (FFTW's last ranks when n0 or n1 < ranks, whose arrays are often NULL
+// or fftw_malloc(0)) cannot tell, so it follows the ranks that hold data; those must agree.
+bool decide_in_place(MPI_Comm comm, bool mine, bool empty) {
+  const int vote[2] = {!empty && mine ? 1 : 0, !empty && !mine ? 1 : 0};
+  int votes[2] = {0, 0};
+  MPI_Allreduce(vote, votes, 2, MPI_INT, MPI_SUM, comm);
+  if (votes[0] > 0 && votes[1] > 0)
+    throw Error("volfft_fftw3_mpi: some ranks passed in == out (in place) and others in != out; every "
+                "rank holding data must pass the same");
+  return votes[0] > 0;
+}
+
 }  // namespace
 
 MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.precision), in_(r.in), out_(r.out) {
@@ -74,7 +87,6 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
   int ranks = 0, rank = 0;
   MPI_Comm_size(r.comm, &ranks);
   MPI_Comm_rank(r.comm, &rank);
-  in_place_ = r.in == r.out;
   // FFTW's layout, checked on every rank together: ranks whose arguments differ must not leave the
   // others in volfft's collectives (volfft agrees on everything after this itself).
   Layout l;
@@ -88,6 +100,8 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
     problem = e.what();
   }
   agree(r.comm, problem);
+  empty_ = l.in.array.box.empty() && l.out.array.box.empty();
+  in_place_ = decide_in_place(r.comm, r.in == r.out, empty_);
   Options o;
   o.effort = effort(r.flags);
   o.scale_backward = false;  // FFTW's transforms are unnormalised both ways
@@ -109,10 +123,24 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
     if (r.r2r_kinds.size() != r.n.size())
       throw Error("volfft_fftw3_mpi: expected one r2r kind per dimension");
     for (int k : r.r2r_kinds) o.kinds.push_back(axis_kind(k));
+  } else if (in_place_ && r.howmany > 1) {
+    // volfft's in-place plans take no interleaved (inner) batch; FFTW's in-place howmany is the
+    // out-of-place plan from a copy of the input (FFTW-MPI's two sides have the same layout in
+    // place and out of place, r2c rows padded both ways), made at planning like r2r's staging.
+    o.in_place = false;
+    copy_in_place_ = true;
   } else {
     o.in_place = in_place_;
   }
   plan_ = std::make_unique<Plan>(r.comm, r.n, kind, r.precision, o, x.array, y.array);
+  if (copy_in_place_) {
+    // FFTW's input is volfft's forward input, or its output side for a backward transform: reals
+    // for r2c, complex values otherwise.
+    const std::size_t bytes = backward_ ? static_cast<std::size_t>(plan_->output_count()) * 2 * real_bytes(r.precision)
+                              : static_cast<std::size_t>(plan_->input_count()) * (kind == Kind::r2c ? 1 : 2) *
+                                    real_bytes(r.precision);
+    staging_in_.resize(bytes);
+  }
   if (r.transform == Transform::r2r) {
     const std::size_t complex_bytes = 2 * real_bytes(r.precision);
     staging_in_.resize(static_cast<std::size_t>(plan_->input_count()) * complex_bytes);
@@ -139,9 +167,14 @@ void real_parts(const void* complex, void* real, std::int64_t count) {
 }  // namespace
 
 void MpiPlan::execute(void* in, void* out) {
-  if ((in == out) != in_place_)
+  if (empty_) {
+    // Nothing of this rank's arrays is read or written, and what it passed may be NULL or
+    // fftw_malloc(0) either way: null arrays fit the plan however it was decided.
+    in = out = nullptr;
+  } else if ((in == out) != in_place_) {
     throw Error(std::string("volfft_fftw3_mpi: this plan was made ") + (in_place_ ? "in place" : "out of place") +
                 "; a new-array execute must keep that (FFTW's rule)");
+  }
   if (reshape_) {
     const void* source = in;
     if (in_place_) {
@@ -158,6 +191,10 @@ void MpiPlan::execute(void* in, void* out) {
     plan_->forward_raw(staging_in_.data(), staging_out_.data());
     dbl ? real_parts<double>(staging_out_.data(), out, n_out) : real_parts<float>(staging_out_.data(), out, n_out);
     return;
+  }
+  if (copy_in_place_ && !empty_) {
+    std::memcpy(staging_in_.data(), in, staging_in_.size());
+    in = staging_in_.data();
   }
   if (backward_)
     plan_->backward_raw(in, out);

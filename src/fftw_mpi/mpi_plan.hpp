@@ -51,6 +51,8 @@ class MpiPlan {
   Precision precision_;
   bool backward_ = false;  // dft with FFTW_BACKWARD, c2r: volfft's backward()
   bool in_place_ = false;
+  bool empty_ = false;          // this rank holds nothing of either side (its arrays are not read)
+  bool copy_in_place_ = false;  // in place with howmany > 1: out of place from a copy (staging_in_)
   void* in_ = nullptr;
   void* out_ = nullptr;
   std::unique_ptr<Plan> plan_;
