@@ -59,7 +59,12 @@ class Plan {
   /// give a side or none. The plan runs a Reshape (an exchange among all ranks, on the plan's
   /// engine where that engine can reshape, else alltoallv) from the user's input array to its
   /// first stage and from its last stage to the user's output array (backward: the reverse), and
-  /// leaves a side's out when the user's arrays are the plan's own on every rank. Its staging
+  /// leaves a side's out when the user's arrays are the plan's own on every rank, or differ only
+  /// in what the plan can take itself (an output's memory order, a c2c input's memory order, an
+  /// r2c input's rows padded at their end). A c2c plan (every axis a dft, 3-D, automatic grid
+  /// and placement, not in place) may take its axes in another order to keep more of the user's
+  /// elements in place (a DFT does not depend on the order of its axes); everything it reports
+  /// stays in the user's axes. Its staging
   /// arrays and the reshapes' areas count in workspace_bytes(); Options::workspace does not
   /// combine with this constructor. In place: both sides go through staging, so `a` holds the
   /// user's in-box before forward(a, a) and its out-box after (in_place_bytes(): the larger).
