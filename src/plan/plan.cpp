@@ -246,7 +246,8 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
 
 namespace {
 
-// The engine a plan's reshapes run on: the plan's own where it can reshape (reshape.hpp).
+// The engine a plan's reshapes run on: the plan's own where it can reshape (reshape.hpp), else
+// the Reshape's own default (Reshape::default_engine: alltoallw on one node).
 Engine reshape_engine(Engine e) {
   switch (e) {
     case Engine::alltoallv:
@@ -256,7 +257,7 @@ Engine reshape_engine(Engine e) {
     case Engine::persistent:
       return e;
     default:
-      return Engine::alltoallv;
+      return Engine::automatic;
   }
 }
 
