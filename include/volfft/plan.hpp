@@ -57,7 +57,7 @@ class Plan {
   /// allowed), checked collectively: a bad cover is the same volfft::Error on every rank, naming
   /// the ranks and boxes. std::nullopt keeps the plan's own arrays on that side; every rank must
   /// give a side or none. The plan runs a Reshape (an exchange among all ranks, on the plan's
-  /// engine where that engine can reshape, else Reshape::default_engine) from the user's input array to its
+  /// engine where that engine can reshape, else alltoallv) from the user's input array to its
   /// first stage and from its last stage to the user's output array (backward: the reverse), and
   /// leaves a side's out when the user's arrays are the plan's own on every rank, or differ only
   /// in what the plan can take itself (an output's memory order, a c2c input's memory order, an

@@ -30,8 +30,8 @@ class Reshape {
   /// persistent; node and pipelined read the source in ways a reshape cannot offer and are
   /// refused), `tune` (> 0 with engine automatic: the engines are timed, as a Plan's, and the
   /// fastest kept), `batch` and `batch_layout` (fields per array), `threads` (pack/unpack
-  /// copies). engine automatic with tune 0 is default_engine(comm). The workspace
-  /// (workspace_bytes()) is allocated here.
+  /// copies). engine automatic with tune 0 is alltoallv. The workspace (workspace_bytes()) is
+  /// allocated here.
   Reshape(MPI_Comm comm, const std::vector<std::int64_t>& shape, const LocalArray& in, const LocalArray& out,
           Precision precision = Precision::float64, Values values = Values::complex,
           const Options& options = {});
@@ -62,10 +62,6 @@ class Reshape {
   /// Whether finish() would return without waiting (lets MPI progress).
   bool test();
   void finish();
-
-  /// The engine of engine automatic without tuning: alltoallw (MPI datatypes, no workspace) when
-  /// every rank of `comm` shares one node, alltoallv otherwise. Collective.
-  static Engine default_engine(MPI_Comm comm);
 
   int ndim() const;
   std::vector<std::int64_t> shape() const;

@@ -45,8 +45,7 @@ class Reshape:
     dtype : numpy dtype, default complex128
         complex128, complex64, float64 or float32.
     engine : {"auto", "alltoallv", "alltoall", "alltoallw", "p2p", "persistent"}
-        ``"auto"`` is ``"alltoallw"`` when every rank shares one node, else ``"alltoallv"``; with
-        ``tune > 0`` the fastest engine timed here.
+        ``"auto"`` is ``"alltoallv"``, or with ``tune > 0`` the fastest engine timed here.
     tune, batch, batch_layout, threads, verbose
         As for :class:`volfft.Plan`: ``batch`` fields per array (a field axis first for
         ``batch_layout="outer"``, last for ``"inner"``).

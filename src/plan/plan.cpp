@@ -246,8 +246,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
 
 namespace {
 
-// The engine a plan's reshapes run on: the plan's own where it can reshape (reshape.hpp), else
-// the Reshape's own default (Reshape::default_engine: alltoallw on one node).
+// The engine a plan's reshapes run on: the plan's own where it can reshape (reshape.hpp).
 Engine reshape_engine(Engine e) {
   switch (e) {
     case Engine::alltoallv:
@@ -257,7 +256,7 @@ Engine reshape_engine(Engine e) {
     case Engine::persistent:
       return e;
     default:
-      return Engine::automatic;
+      return Engine::alltoallv;
   }
 }
 

@@ -360,28 +360,8 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
 
   if (options.engine == Engine::automatic && options.tune > 0)
     x.tune();
-  else if (options.engine == Engine::automatic)
-    x.build(default_engine(x.comm));
   else
-    x.build(options.engine);
-}
-
-Engine Reshape::default_engine(MPI_Comm comm) {
-  // On one node MPI's datatype path (alltoallw) copies each block from the source array into the
-  // destination's in one pass, where the packing engines add a pack and an unpack: measured on
-  // this project's 2-core node, 256^3 complex doubles, alltoallw took 0.45x of alltoallv at 4
-  // ranks and 1.4x at 2 (docs/performance.md, "Reshape and user distributions"). Across nodes
-  // packed messages are the safe choice. Collective.
-  int size = 0, rank = 0, shared = 0;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm node = MPI_COMM_NULL;
-  mpi::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  MPI_Comm_size(node, &shared);
-  MPI_Comm_free(&node);
-  int everywhere = shared == size ? 1 : 0, all = 0;
-  mpi::check(MPI_Allreduce(&everywhere, &all, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  return all ? Engine::alltoallw : Engine::alltoallv;
+    x.build(options.engine == Engine::automatic ? Engine::alltoallv : options.engine);
 }
 
 Reshape::~Reshape() {

@@ -73,8 +73,7 @@ static void reshape_bricks_to_pencils(void) {
   CHECK(volfft_reshape_finish(reshape) == VOLFFT_OK, "finish");
   for (int64_t n = 0; n < n_in; ++n) CHECK(z[n] == x[n], "reversed element %lld", (long long)n);
   int engine = -1;
-  /* the default on one node (every rank here shares this machine): MPI's datatype path */
-  CHECK(volfft_reshape_engine(reshape, &engine) == VOLFFT_OK && engine == VOLFFT_ENGINE_ALLTOALLW,
+  CHECK(volfft_reshape_engine(reshape, &engine) == VOLFFT_OK && engine == VOLFFT_ENGINE_ALLTOALLV,
         "default engine: %d", engine);
   size_t bytes = 0;
   CHECK(volfft_reshape_workspace_bytes(reshape, &bytes) == VOLFFT_OK, "workspace");
