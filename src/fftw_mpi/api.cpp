@@ -138,6 +138,14 @@ using volfft::fftw_mpi::Request;
 using volfft::fftw_mpi::Transform;
 namespace fm = volfft::fftw_mpi;
 
+// FFTW's own definition of a function, looked up once per call site (a static in a lambda of its
+// own): fftw_execute and friends are on the hot path of every FFTW plan, volfft's own included.
+#define VOLFFT_FFTW_NEXT(F, name)                   \
+  ([] {                                             \
+    static const auto next_definition = fm::fftw<F>(name); \
+    return next_definition;                         \
+  }())
+
 // One precision: X the prefix (fftw, fftwf), R and C its real and complex types, P its Precision.
 #define VOLFFT_FFTW_MPI_DEFINE(X, R, C, P)                                                                 \
   void X##_mpi_init(void) {}                                                                               \
@@ -301,53 +309,53 @@ namespace fm = volfft::fftw_mpi;
   /* The serial functions that meet volfft's plans. */                                                    \
   void X##_execute(const X##_plan p) {                                                                     \
     if (fm::MpiPlan* mine = fm::find(p)) return fm::run(mine, mine->in(), mine->out());                    \
-    fm::fftw<void (*)(const X##_plan)>(#X "_execute")(p);                                                  \
+    VOLFFT_FFTW_NEXT(void (*)(const X##_plan), #X "_execute")(p);                                                  \
   }                                                                                                        \
   void X##_destroy_plan(X##_plan p) {                                                                      \
-    if (!fm::release(p)) fm::fftw<void (*)(X##_plan)>(#X "_destroy_plan")(p);                              \
+    if (!fm::release(p)) VOLFFT_FFTW_NEXT(void (*)(X##_plan), #X "_destroy_plan")(p);                              \
   }                                                                                                        \
   void X##_execute_dft(const X##_plan p, C* in, C* out) {                                                  \
     if (fm::MpiPlan* mine = fm::find(p)) return fm::run(mine, in, out);                                    \
-    fm::fftw<void (*)(const X##_plan, C*, C*)>(#X "_execute_dft")(p, in, out);                             \
+    VOLFFT_FFTW_NEXT(void (*)(const X##_plan, C*, C*), #X "_execute_dft")(p, in, out);                             \
   }                                                                                                        \
   void X##_execute_dft_r2c(const X##_plan p, R* in, C* out) {                                              \
     if (fm::MpiPlan* mine = fm::find(p)) return fm::run(mine, in, out);                                    \
-    fm::fftw<void (*)(const X##_plan, R*, C*)>(#X "_execute_dft_r2c")(p, in, out);                         \
+    VOLFFT_FFTW_NEXT(void (*)(const X##_plan, R*, C*), #X "_execute_dft_r2c")(p, in, out);                         \
   }                                                                                                        \
   void X##_execute_dft_c2r(const X##_plan p, C* in, R* out) {                                              \
     if (fm::MpiPlan* mine = fm::find(p)) return fm::run(mine, in, out);                                    \
-    fm::fftw<void (*)(const X##_plan, C*, R*)>(#X "_execute_dft_c2r")(p, in, out);                         \
+    VOLFFT_FFTW_NEXT(void (*)(const X##_plan, C*, R*), #X "_execute_dft_c2r")(p, in, out);                         \
   }                                                                                                        \
   void X##_execute_r2r(const X##_plan p, R* in, R* out) {                                                  \
     if (fm::MpiPlan* mine = fm::find(p)) return fm::run(mine, in, out);                                    \
-    fm::fftw<void (*)(const X##_plan, R*, R*)>(#X "_execute_r2r")(p, in, out);                             \
+    VOLFFT_FFTW_NEXT(void (*)(const X##_plan, R*, R*), #X "_execute_r2r")(p, in, out);                             \
   }                                                                                                        \
   void X##_fprint_plan(const X##_plan p, FILE* output_file) {                                              \
     if (fm::MpiPlan* mine = fm::find(p)) {                                                                 \
       std::fputs(mine->describe().c_str(), output_file);                                                   \
       return;                                                                                              \
     }                                                                                                      \
-    fm::fftw<void (*)(const X##_plan, FILE*)>(#X "_fprint_plan")(p, output_file);                          \
+    VOLFFT_FFTW_NEXT(void (*)(const X##_plan, FILE*), #X "_fprint_plan")(p, output_file);                          \
   }                                                                                                        \
   void X##_print_plan(const X##_plan p) { X##_fprint_plan(p, stdout); }                                    \
   char* X##_sprint_plan(const X##_plan p) {                                                                \
     if (fm::MpiPlan* mine = fm::find(p)) return strdup(mine->describe().c_str());                          \
-    return fm::fftw<char* (*)(const X##_plan)>(#X "_sprint_plan")(p);                                      \
+    return VOLFFT_FFTW_NEXT(char* (*)(const X##_plan), #X "_sprint_plan")(p);                                      \
   }                                                                                                        \
   void X##_flops(const X##_plan p, double* add, double* mul, double* fmas) {                               \
     if (fm::find(p)) { /* not counted for volfft's plans */                                                \
       *add = *mul = *fmas = 0;                                                                             \
       return;                                                                                              \
     }                                                                                                      \
-    fm::fftw<void (*)(const X##_plan, double*, double*, double*)>(#X "_flops")(p, add, mul, fmas);         \
+    VOLFFT_FFTW_NEXT(void (*)(const X##_plan, double*, double*, double*), #X "_flops")(p, add, mul, fmas);         \
   }                                                                                                        \
   double X##_estimate_cost(const X##_plan p) {                                                             \
     if (fm::find(p)) return 0;                                                                             \
-    return fm::fftw<double (*)(const X##_plan)>(#X "_estimate_cost")(p);                                   \
+    return VOLFFT_FFTW_NEXT(double (*)(const X##_plan), #X "_estimate_cost")(p);                                   \
   }                                                                                                        \
   double X##_cost(const X##_plan p) {                                                                      \
     if (fm::find(p)) return 0;                                                                             \
-    return fm::fftw<double (*)(const X##_plan)>(#X "_cost")(p);                                            \
+    return VOLFFT_FFTW_NEXT(double (*)(const X##_plan), #X "_cost")(p);                                            \
   }
 
 extern "C" {
