@@ -80,6 +80,9 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
   if (r.flags & (kScrambledIn | kScrambledOut))
     throw Error("volfft_fftw3_mpi: FFTW_MPI_SCRAMBLED_IN/OUT are not supported (they are meant for "
                 "distributed 1-D transforms, which volfft does not plan)");
+  if (r.flags & FFTW_WISDOM_ONLY)  // FFTW's contract: plan only from wisdom, else NULL
+    throw Error("volfft_fftw3_mpi: FFTW_WISDOM_ONLY: there is no FFTW wisdom for volfft's plans, so "
+                "the plan is NULL (as FFTW's is without wisdom)");
   if (r.howmany < 1) throw Error("volfft_fftw3_mpi: howmany must be at least 1; got " + std::to_string(r.howmany));
   if (r.transform == Transform::dft && r.sign != FFTW_FORWARD && r.sign != FFTW_BACKWARD)
     throw Error("volfft_fftw3_mpi: sign must be FFTW_FORWARD (-1) or FFTW_BACKWARD (+1); got " +

@@ -289,6 +289,7 @@ static void unsupported(void) {
         "scrambled");
   const ptrdiff_t n4[4] = {2, 2, 2, 2};
   CHECK(fftw_mpi_plan_dft(4, n4, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE) == NULL, "4-D");
+  CHECK(fftw_mpi_plan_dft_2d(4, 4, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_WISDOM_ONLY) == NULL, "wisdom only");
   fftw_free(a), fftw_free(r);
 }
 
