@@ -19,6 +19,8 @@ struct Box {
   bool empty() const { return size() == 0; }
   /// The intersection of two boxes (empty, with lo == hi clamped, when they do not meet).
   Box intersect(const Box& other) const;
+  /// Whether `inner` lies within this box on every axis (bounds compared as given).
+  bool contains(const Box& inner) const;
   bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
   bool operator!=(const Box& o) const { return !(*this == o); }
 };

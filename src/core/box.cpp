@@ -13,6 +13,12 @@ Box Box::intersect(const Box& other) const {
   return r;
 }
 
+bool Box::contains(const Box& inner) const {
+  for (int a = 0; a < 3; ++a)
+    if (lo[a] > inner.lo[a] || inner.hi[a] > hi[a]) return false;
+  return true;
+}
+
 Range block_range(std::int64_t n, int parts, int index) {
   const std::int64_t q = n / parts, r = n % parts;
   Range out;

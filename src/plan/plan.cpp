@@ -261,6 +261,15 @@ Engine reshape_engine(Engine e) {
 }
 
 // Whether two arrays of a rank are the same memory layout of the same box.
+// The array around a LocalArray's box (its storage; all zero means the box itself).
+Box storage_of(const LocalArray& a) { return a.storage == Box{} ? a.box : a.storage; }
+
+// Whether a LocalArray's array is its box and no larger (an empty box's array holds nothing).
+bool tight(const LocalArray& a) {
+  const Box s = storage_of(a);
+  return s == a.box || (a.box.empty() && s.empty());
+}
+
 bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
   auto order = [&](const LocalArray& x) {
     std::vector<int> o = x.order;
@@ -268,9 +277,8 @@ bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
       for (int k = 0; k < ndim; ++k) o.push_back(k);
     return o;
   };
-  auto storage = [](const LocalArray& x) { return x.storage == Box{} ? x.box : x.storage; };
-  if (a.box.empty() && b.box.empty()) return storage(a).size() == storage(b).size();
-  return a.box == b.box && order(a) == order(b) && storage(a) == storage(b);
+  if (a.box.empty() && b.box.empty()) return storage_of(a).size() == storage_of(b).size();
+  return a.box == b.box && order(a) == order(b) && storage_of(a) == storage_of(b);
 }
 
 }  // namespace
@@ -287,20 +295,13 @@ bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
 void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
   const int ndim = bp.ndim;
   auto valid_order = [&](const std::vector<int>& o) {
-    if (o.empty()) return true;
-    if (static_cast<int>(o.size()) != ndim) return false;
     std::vector<int> sorted = o;
     std::sort(sorted.begin(), sorted.end());
-    for (int k = 0; k < ndim; ++k)
-      if (sorted[static_cast<std::size_t>(k)] != k) return false;
-    return true;
+    for (std::size_t k = 0; k < sorted.size(); ++k)
+      if (sorted[k] != static_cast<int>(k)) return false;
+    return o.empty() || static_cast<int>(o.size()) == ndim;
   };
-  auto storage_of = [](const LocalArray& a) { return a.storage == Box{} ? a.box : a.storage; };
-  auto contains = [](const Box& outer, const Box& inner) {
-    for (int a = 0; a < 3; ++a)
-      if (outer.lo[a] > inner.lo[a] || outer.hi[a] < inner.hi[a]) return false;
-    return true;
-  };
+  auto c_order = [](const std::vector<int>& o) { return std::is_sorted(o.begin(), o.end()); };
   auto same_box = [](const Box& a, const Box& b) { return a == b || (a.empty() && b.empty()); };
   auto internal_box = [&](const Box& u) {
     if (ndim == 3) return u;
@@ -309,50 +310,41 @@ void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std:
     b.hi = {1, u.hi[0], u.hi[1]};
     return b;
   };
-  int fits[2] = {0, 0};
-  if (!bp.in_place && !bp.padded && bp.kind == Kind::r2c && bp.stages.size() > 1 && in && valid_order(in->order)) {
-    const LocalArray& a = *in;
-    const bool c_order = a.order.empty() || std::is_sorted(a.order.begin(), a.order.end());
-    const Box storage = storage_of(a);
-    // Only rows padded at their end (FFTW's layout): the r2c reads whole rows from their start,
-    // so ghost layers before the box, or around it on other axes, still go through a reshape.
-    bool padded_rows = contains(storage, a.box);
-    for (int k = 0; k < ndim; ++k)
-      padded_rows = padded_rows && storage.lo[k] == a.box.lo[k] && (k == ndim - 1 || storage.hi[k] == a.box.hi[k]);
-    // (An empty box reads nothing: any storage around it will do.)
-    fits[0] = c_order && same_box(a.box, core::user_box(bp.real_box, ndim)) && (a.box.empty() || padded_rows) ? 1 : 0;
-  }
-  // A c2c input in another memory order: the first stage's array takes that order (its backward
-  // writes the user's array as that stage's), and the first exchange reads it so.
-  int c2c_input_order = 0;
-  if (!bp.in_place && !bp.padded && bp.kind == Kind::c2c && bp.stages.size() > 1 && in && valid_order(in->order)) {
-    const LocalArray& a = *in;
-    const bool c_order = a.order.empty() || std::is_sorted(a.order.begin(), a.order.end());
-    c2c_input_order = !c_order && same_box(a.box, core::user_box(bp.real_box, ndim)) &&
-                      (storage_of(a) == a.box || (a.box.empty() && storage_of(a).empty())) ? 1 : 0;
-  }
-  if (!bp.padded && out && bp.stages.size() > 1 && valid_order(out->order)) {
-    const LocalArray& a = *out;
-    const Box own = core::user_box(bp.stages.back().box, ndim);
-    fits[1] = same_box(a.box, own) && (storage_of(a) == a.box || (a.box.empty() && storage_of(a).empty())) ? 1 : 0;
-  }
-  // Which sides fit: MIN (every rank must fit for the plan to change), also when one rank gives
-  // no array (adopt_user_arrays then reports that).
-  int agreed[3] = {fits[0], fits[1], c2c_input_order};
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MIN, comms.all), "MPI_Allreduce");
   auto internal_order = [&](const std::vector<int>& user) {
     core::Order order{0, 1, 2};
-    if (!user.empty())
-      for (int k = 0; k < ndim; ++k) order[static_cast<std::size_t>(3 - ndim + k)] = user[static_cast<std::size_t>(k)] + 3 - ndim;
+    for (std::size_t k = 0; k < user.size(); ++k) order[3 - ndim + k] = user[k] + 3 - ndim;
     return order;
   };
-  if (agreed[0] && !in->box.empty()) bp.real_storage = internal_box(storage_of(*in));
-  if (agreed[2]) {
+  // What fits on this rank, then on every rank (MIN: the blueprints of all ranks must agree; a
+  // rank that gives no array fits nothing, and adopt_user_arrays reports it).
+  enum { r2c_padded_rows, c2c_input_order, output_order };
+  int fits[3] = {0, 0, 0};
+  const bool multi_stage = !bp.in_place && !bp.padded && bp.stages.size() > 1;
+  if (multi_stage && in && valid_order(in->order) && same_box(in->box, core::user_box(bp.real_box, ndim))) {
+    const LocalArray& a = *in;
+    const Box storage = storage_of(a);
+    if (bp.kind == Kind::r2c && c_order(a.order)) {
+      // Only rows padded at their end (FFTW's layout): the r2c reads whole rows from their start,
+      // so ghost layers before the box, or around it on other axes, still go through a reshape.
+      bool padded_rows = storage.contains(a.box);
+      for (int k = 0; k < ndim; ++k)
+        padded_rows = padded_rows && storage.lo[k] == a.box.lo[k] && (k == ndim - 1 || storage.hi[k] == a.box.hi[k]);
+      fits[r2c_padded_rows] = a.box.empty() || padded_rows;  // an empty box reads nothing
+    }
+    // A c2c input in another memory order: the first stage's array takes that order (its backward
+    // writes the user's array as that stage's), and the first exchange reads it so.
+    if (bp.kind == Kind::c2c && !c_order(a.order)) fits[c2c_input_order] = tight(a);
+  }
+  if (!bp.padded && bp.stages.size() > 1 && out && valid_order(out->order))
+    fits[output_order] = same_box(out->box, core::user_box(bp.stages.back().box, ndim)) && tight(*out);
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, fits, 3, MPI_INT, MPI_MIN, comms.all), "MPI_Allreduce");
+  if (fits[r2c_padded_rows] && !in->box.empty()) bp.real_storage = internal_box(storage_of(*in));
+  if (fits[c2c_input_order]) {
     const core::Order order = internal_order(in->order);
     bp.input_order = bp.stages.front().order = order;
     bp.exchanges.front().from_order = order;
   }
-  if (agreed[1]) {
+  if (fits[output_order]) {
     const core::Order order = internal_order(out->order);
     bp.stages.back().order = order;
     bp.exchanges.back().to_order = order;

@@ -73,10 +73,8 @@ std::string parse_array(const Index* r, int ndim, bool in, int rank, Parsed& p) 
     p.storage = p.box;
   } else {
     if (ndim == 2) p.storage.lo[2] = 0, p.storage.hi[2] = 1;
-    bool holds = true;
-    for (int k = 0; k < 3; ++k)
-      holds = holds && p.storage.lo[k] <= p.storage.hi[k] && p.storage.lo[k] <= p.box.lo[k] &&
-              p.box.hi[k] <= p.storage.hi[k];
+    bool holds = p.storage.contains(p.box);
+    for (int k = 0; k < 3; ++k) holds = holds && p.storage.lo[k] <= p.storage.hi[k];
     if (!holds && !p.box.empty())
       return who + "storage " + core::format_box(p.storage, ndim) + " must contain the box " +
              core::format_box(p.box, ndim);

@@ -267,6 +267,20 @@ void named(MPI_Comm comm, int rank, int size) {
     const PlanDescription& d = relabelled.description();
     CHECK(d.shape == (std::vector<std::int64_t>{8, 8, 8}) && d.input_boxes.size() == 2);
   }
+  // The plan's own c2c input boxes in another memory order: its first stage takes that order, no
+  // reshape (one stage at np 1 has nothing to fit).
+  Setup own_order;
+  own_order.shape = {9, 7, 5};
+  own_order.label = "own c2c input boxes, memory order (2, 0, 1)";
+  LocalArray reordered = Plan(comm, own_order.shape).input_array();
+  reordered.order = {2, 0, 1};
+  own_order.in = reordered;
+  check_plan<double>(comm, own_order);
+  if (size > 1) {
+    Plan fitted(comm, own_order.shape, Kind::c2c, Precision::float64, {}, own_order.in, std::nullopt);
+    CHECK_MSG(!fitted.reshapes_input(), "the plan's own c2c boxes in another order are reshaped");
+    CHECK(fitted.input_order() == (std::vector<int>{2, 0, 1}));
+  }
   s.kind = Kind::r2c;
   s.label = "fftw blocks r2c, padded rows";
   in.box = fftw_blocks(s.shape, size, 0)[static_cast<std::size_t>(rank)];
