@@ -50,6 +50,16 @@ Chunking plan_chunks(const Transfer& t, const std::vector<int>& source_axes,
   return c;
 }
 
+// Chunk k of the block `block` that member `sender` sends: the block's part in the sender's chunk
+// k, the planes [lo + k * planes, lo + (k + 1) * planes) of its source array along the axis
+// (where the source stage's compute runs chunk by chunk). Cut from the block's own first plane
+// instead, a block that starts inside the array (slabs cut along the chunk axis) would go out
+// with planes not yet transformed.
+Box block_chunk(const Transfer& t, const Box& block, int sender, const Chunking& c, Index k) {
+  if (c.planes <= 0) return block;
+  return block.intersect(chunk_of(t.member_from[static_cast<std::size_t>(sender)], c.axis, k, c.planes));
+}
+
 // Counts of each chunk's blocks through MPI (own block excluded) and their sums.
 struct ChunkCounts {
   std::vector<std::vector<Index>> send, recv;  // [chunk][member]
@@ -64,8 +74,8 @@ ChunkCounts chunk_counts(const Transfer& t, const Chunking& c) {
     Index s = 0, r = 0;
     for (int m = 0; m < t.size(); ++m) {
       if (m == t.member) continue;
-      n.send[k][m] = t.count(chunk_of(t.send[m], c.axis, k, c.planes));
-      n.recv[k][m] = t.count(chunk_of(t.recv[m], c.axis, k, c.planes));
+      n.send[k][m] = t.count(block_chunk(t, t.send[m], t.member, c, k));
+      n.recv[k][m] = t.count(block_chunk(t, t.recv[m], m, c, k));
       s += n.send[k][m], r += n.recv[k][m];
     }
     n.most = std::max({n.most, s, r});
@@ -128,8 +138,8 @@ class Pipelined final : public Exchange {
       T* sbuf = send_ + send_base_[k];
       for (int m = 0; m < t.size(); ++m)
         if (m != t.member && send_counts_[k][m])
-          packer_.pack_part(src_, chunk_of(t.send[m], chunks_.axis, k, chunks_.planes), sbuf + send_displs_[k][m]);
-      packer_.copy_own_part(src_, chunk_of(t.send[t.member], chunks_.axis, k, chunks_.planes), dst, s);
+          packer_.pack_part(src_, block_chunk(t, t.send[m], t.member, chunks_, k), sbuf + send_displs_[k][m]);
+      packer_.copy_own_part(src_, block_chunk(t, t.send[t.member], t.member, chunks_, k), dst, s);
       start(k, flights_[k]);
       double t2 = now();
       if (k == 0) first_start = t2;
@@ -201,7 +211,7 @@ class Pipelined final : public Exchange {
     const T* rbuf = recv_ + recv_base_[k];
     for (int m = 0; m < t.size(); ++m)
       if (m != t.member && recv_counts_[k][m])
-        packer_.unpack_part(rbuf + recv_displs_[k][m], chunk_of(t.recv[m], chunks_.axis, k, chunks_.planes), dst, s);
+        packer_.unpack_part(rbuf + recv_displs_[k][m], block_chunk(t, t.recv[m], m, chunks_, k), dst, s);
     double t2 = now();
     if (chunks_.destination_per_chunk) work.destination(k);
     double t3 = now();
