@@ -338,7 +338,10 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   r.planes = planes;
   r.output_order = plan.output_order();
   r.workspace = plan.workspace_bytes();
-  const bool real = a.kind == Kind::r2c;
+  // Real sides: the input of r2c and r2r plans, and r2r's spectrum too (its `out` array then
+  // holds reals in the complex array's memory: RealOut).
+  const bool real = a.kind != Kind::c2c, real_spectrum = a.kind == Kind::r2r;
+  auto RealOut = [](C* p) { return reinterpret_cast<Real*>(p); };
   const int nd = static_cast<int>(a.shape.size());
   // In place: one array (the input's, of in_place_bytes()) is the output too and the
   // backward's output; `original` keeps the input for the round-trip check.
@@ -393,8 +396,20 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
       }
   const Array<Real> original_r = in_r;
   const Array<C> original_c = in_c;
-  if (real) plan.forward(in_r.data(), out_data);
-  else plan.forward(in_c.data(), out_data);
+  auto fwd = [&] {
+    if (real_spectrum) plan.forward(in_r.data(), RealOut(out_data));
+    else real ? plan.forward(in_r.data(), out_data) : plan.forward(in_c.data(), out_data);
+  };
+  auto bwd = [&] {
+    if (real_spectrum) plan.backward(RealOut(out_data), back_r_data);
+    else real ? plan.backward(out_data, back_r_data) : plan.backward(out_data, back_c_data);
+  };
+  fwd();
+  // A plane wave is a single spectral line under DFTs only: with r2r or none axes the forward
+  // is not checked here (tests/mpi/test_r2r.cpp checks it against the defining sums), only the
+  // round trip below.
+  r.forward_checked = std::all_of(a.kinds.begin(), a.kinds.end(),
+                                  [](AxisKind k) { return k == AxisKind::dft || k == AxisKind::r2c; });
   // Output strides from the output memory order.
   std::array<Index, 3> ost{0, 0, 0};
   {
@@ -404,7 +419,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   }
   const double N = static_cast<double>(n3[0] * n3[1] * n3[2]);
   double err = 0;
-  for (Index x0 = ob.lo[0]; x0 < ob.hi[0]; ++x0)
+  for (Index x0 = ob.lo[0]; x0 < (r.forward_checked ? ob.hi[0] : ob.lo[0]); ++x0)
     for (Index x1 = ob.lo[1]; x1 < ob.hi[1]; ++x1)
       for (Index x2 = (nd == 3 ? ob.lo[2] : 0); x2 < (nd == 3 ? ob.hi[2] : 1); ++x2) {
         const std::array<Index, 3> x{x0, x1, x2};
@@ -419,18 +434,12 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
         for (Index f = 0; f < K; ++f)
           err = std::max(err, std::abs(std::complex<double>(out_data[out_at(f, off)]) - std::complex<double>(expect, 0)) / N);
       }
-  // A plane wave is a single spectral line under DFTs only: with r2r or none axes the forward
-  // is not checked here (tests/mpi/test_r2r.cpp checks it against the defining sums), only the
-  // round trip below.
-  r.forward_checked = std::all_of(a.kinds.begin(), a.kinds.end(),
-                                  [](AxisKind k) { return k == AxisKind::dft || k == AxisKind::r2c; });
   r.forward_error = r.forward_checked ? max_over(err) : 0.0;
 
   // Verification 2: the plane wave survives backward(forward(x)) (band-limited, so padded plans
   // too).
   double rt = 0, mx = 0;
-  if (real) plan.backward(out_data, back_r_data);
-  else plan.backward(out_data, back_c_data);
+  bwd();
   const double unscale = a.scale ? 1.0 : 1.0 / N;  // --no-scale: backward(forward(x)) == N x
   for (Index x0 = ib.lo[0]; x0 < ib.hi[0]; ++x0)  // the box's elements, not an in-place row's padding
     for (Index x1 = ib.lo[1]; x1 < ib.hi[1]; ++x1)
@@ -451,8 +460,6 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     if (real) in_r[k] = v;
     else in_c[k] = C(v, -v / 3);
   }
-  auto fwd = [&] { real ? plan.forward(in_r.data(), out_data) : plan.forward(in_c.data(), out_data); };
-  auto bwd = [&] { real ? plan.backward(out_data, back_r_data) : plan.backward(out_data, back_c_data); };
   // --batch K: the same options with one field, called K times on K arrays (as a user would:
   // the same array K times would stay in cache and flatter the loop), in the same iterations
   // (so a slow minute of a shared machine hits both): what the batch saves over a loop of calls.
@@ -479,7 +486,8 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
       Real* r1 = real ? single_r.data() + f * single_in_stride : nullptr;
       C* c1 = real ? nullptr : single_c.data() + f * single_in_stride;
       C* o1 = a.in_place ? (real ? reinterpret_cast<C*>(r1) : c1) : single_out.data() + f * single_out_stride;
-      if (forward) real ? single->forward(r1, o1) : single->forward(c1, o1);
+      if (real_spectrum) forward ? single->forward(r1, RealOut(o1)) : single->backward(RealOut(o1), r1);
+      else if (forward) real ? single->forward(r1, o1) : single->forward(c1, o1);
       else real ? single->backward(o1, r1) : single->backward(o1, c1);
     }
   };
@@ -705,7 +713,7 @@ int main(int argc, char** argv) {
       for (Index e : a.shape) n *= static_cast<double>(e);
       // At least 64 MiB (out of any cache), else this rank's share of the complex array.
       floor_buffer = std::max<std::size_t>(std::size_t(64) << 20,
-                                           static_cast<std::size_t>(n * b.description.complex_bytes / size));
+                                           static_cast<std::size_t>(n * b.description.element_bytes / size));
       bandwidth = bench::copy_bandwidth(MPI_COMM_WORLD, floor_buffer, a.threads);
       auto medians = [](const DirectionResult& d) {
         std::vector<double> m;
@@ -725,12 +733,15 @@ int main(int argc, char** argv) {
     std::vector<bench::PeerTimes> peer_mpi, peer_serial, peer_threads;
     const std::vector<std::int64_t> transform_shape = a.pad.empty() ? a.shape : a.pad;
     if (a.fftw_mpi)
-      peer_mpi = bench::time_fftw_mpi(MPI_COMM_WORLD, transform_shape, a.kind, a.precision, a.effort, a.warmup, a.iters);
+      peer_mpi = bench::time_fftw_mpi(MPI_COMM_WORLD, transform_shape, a.kind, a.kinds, a.precision, a.effort, a.warmup,
+                                      a.iters);
     if ((a.fftw_serial || a.fftw_threads) && size != 1)
       throw Error("volfft-bench: --compare fftw-serial/fftw-threads compares with one process: run with -n 1");
-    if (a.fftw_serial) peer_serial = bench::time_fftw_serial(transform_shape, a.kind, a.precision, a.effort, 1, a.warmup, a.iters);
+    if (a.fftw_serial)
+      peer_serial = bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.precision, a.effort, 1, a.warmup, a.iters);
     if (a.fftw_threads)
-      peer_threads = bench::time_fftw_serial(transform_shape, a.kind, a.precision, a.effort, a.threads, a.warmup, a.iters);
+      peer_threads =
+          bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.precision, a.effort, a.threads, a.warmup, a.iters);
     auto report = [&](const char* name, const std::vector<bench::PeerTimes>& modes) {
       if (rank != 0 || modes.empty()) return;
       const std::size_t best = bench::fastest(modes);

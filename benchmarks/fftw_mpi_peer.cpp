@@ -13,6 +13,8 @@
 #include <cstring>
 #include <functional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace bench {
 
@@ -54,6 +56,9 @@ struct D {
   static plan c2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
     return fftw_mpi_plan_dft_c2r(r, n, (cplx*)i, (real*)o, c, f);
   }
+  static plan r2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, const fftw_r2r_kind* k, unsigned f) {
+    return fftw_mpi_plan_r2r(r, n, (real*)i, (real*)o, c, k, f);
+  }
 #endif
   static void* alloc(std::size_t bytes) { return fftw_malloc(bytes); }
   static void release(void* p) { fftw_free(p); }
@@ -65,6 +70,9 @@ struct D {
   }
   static plan serial_c2r(int r, const int* n, void* i, void* o, unsigned f) {
     return fftw_plan_dft_c2r(r, n, (cplx*)i, (real*)o, f);
+  }
+  static plan serial_r2r(int r, const int* n, void* i, void* o, const fftw_r2r_kind* k, unsigned f) {
+    return fftw_plan_r2r(r, n, (real*)i, (real*)o, k, f);
   }
   static void threads(int t) {
     fftw_init_threads();
@@ -91,6 +99,9 @@ struct F {
   static plan c2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
     return fftwf_mpi_plan_dft_c2r(r, n, (cplx*)i, (real*)o, c, f);
   }
+  static plan r2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, const fftw_r2r_kind* k, unsigned f) {
+    return fftwf_mpi_plan_r2r(r, n, (real*)i, (real*)o, c, k, f);
+  }
 #endif
   static void* alloc(std::size_t bytes) { return fftwf_malloc(bytes); }
   static void release(void* p) { fftwf_free(p); }
@@ -103,6 +114,9 @@ struct F {
   static plan serial_c2r(int r, const int* n, void* i, void* o, unsigned f) {
     return fftwf_plan_dft_c2r(r, n, (cplx*)i, (real*)o, f);
   }
+  static plan serial_r2r(int r, const int* n, void* i, void* o, const fftw_r2r_kind* k, unsigned f) {
+    return fftwf_plan_r2r(r, n, (real*)i, (real*)o, k, f);
+  }
   static void threads(int t) {
     fftwf_init_threads();
     fftwf_plan_with_nthreads(t);
@@ -110,6 +124,48 @@ struct F {
   static void execute(plan p) { fftwf_execute(p); }
   static void destroy(plan p) { fftwf_destroy_plan(p); }
 };
+
+// FFTW's r2r kinds for volfft's per-axis kinds, forward and (the inverse kinds) backward; empty
+// unless `kind` is r2r. FFTW has a transform for r2r plans whose every axis is a DCT/DST, and for
+// c2c/r2c plans whose axes are all DFTs: anything else is refused rather than timed as another
+// transform.
+struct R2rKinds {
+  std::vector<fftw_r2r_kind> forward, backward;
+};
+fftw_r2r_kind fftw_kind_of(volfft::AxisKind k) {
+  using volfft::AxisKind;
+  switch (k) {
+    case AxisKind::dct1: return FFTW_REDFT00;
+    case AxisKind::dct2: return FFTW_REDFT10;
+    case AxisKind::dct3: return FFTW_REDFT01;
+    case AxisKind::dct4: return FFTW_REDFT11;
+    case AxisKind::dst1: return FFTW_RODFT00;
+    case AxisKind::dst2: return FFTW_RODFT10;
+    case AxisKind::dst3: return FFTW_RODFT01;
+    case AxisKind::dst4: return FFTW_RODFT11;
+    default: throw std::runtime_error(std::string("volfft-bench: FFTW has no r2r transform for axis kind '") +
+                                      volfft::to_string(k) + "' (the FFTW peers take DCT/DST kinds only)");
+  }
+}
+R2rKinds r2r_kinds(volfft::Kind kind, const std::vector<volfft::AxisKind>& kinds) {
+  R2rKinds k;
+  if (kind != volfft::Kind::r2r) {
+    for (volfft::AxisKind a : kinds)
+      if (a != volfft::AxisKind::dft && a != volfft::AxisKind::r2c)
+        throw std::runtime_error("volfft-bench: the FFTW peers transform DCT/DST axes of real data only (kind r2r); "
+                                 "a c2c or r2c plan with other kinds has no FFTW peer");
+    return k;
+  }
+  for (volfft::AxisKind a : kinds) {
+    k.forward.push_back(fftw_kind_of(a));
+    k.backward.push_back(fftw_kind_of(a == volfft::AxisKind::dct2   ? volfft::AxisKind::dct3
+                                      : a == volfft::AxisKind::dct3 ? volfft::AxisKind::dct2
+                                      : a == volfft::AxisKind::dst2 ? volfft::AxisKind::dst3
+                                      : a == volfft::AxisKind::dst3 ? volfft::AxisKind::dst2
+                                                                    : a));
+  }
+  return k;
+}
 
 // Data that is not zeros, so that no branch is faster than in real use; refilled before each
 // in-place forward (an unscaled round trip multiplies by N: left alone, single precision would
@@ -145,7 +201,7 @@ void time_pairs(PeerTimes& t, typename A::plan pf, typename A::plan pb, void* in
 
 #if VOLFFT_BENCH_FFTW_MPI
 template <class A>
-PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
+PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk,
                     volfft::Effort effort, bool transposed, bool in_place, int warmup, int iters) {
   A::init();
   const int r = static_cast<int>(shape.size());
@@ -167,10 +223,14 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
   PeerTimes t;
   forget_fftw_wisdom();
   double t0 = MPI_Wtime();
-  typename A::plan pf = real ? A::r2c(r, n.data(), in, out, comm, fo)
-                             : A::dft(r, n.data(), in, out, comm, FFTW_FORWARD, fo);
-  typename A::plan pb = real ? A::c2r(r, n.data(), out, back, comm, fi)
-                             : A::dft(r, n.data(), out, back, comm, FFTW_BACKWARD, fi);
+  // r2r: real arrays of the same local sizes (FFTW-MPI's local_size counts reals for r2r).
+  const bool r2r = kind == volfft::Kind::r2r;
+  typename A::plan pf = r2r    ? A::r2r(r, n.data(), in, out, comm, rk.forward.data(), fo)
+                        : real ? A::r2c(r, n.data(), in, out, comm, fo)
+                               : A::dft(r, n.data(), in, out, comm, FFTW_FORWARD, fo);
+  typename A::plan pb = r2r    ? A::r2r(r, n.data(), out, back, comm, rk.backward.data(), fi)
+                        : real ? A::c2r(r, n.data(), out, back, comm, fi)
+                               : A::dft(r, n.data(), out, back, comm, FFTW_BACKWARD, fi);
   t.plan_seconds = max_over(comm, MPI_Wtime() - t0);
   if (!pf || !pb) throw std::runtime_error("FFTW-MPI could not plan this problem");
   time_pairs<A>(t, pf, pb, in, bytes / sizeof(typename A::real), in_place, real, warmup, iters,
@@ -179,7 +239,7 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
   A::destroy(pb);
   A::release(in);
   if (!in_place) A::release(out), A::release(back);
-  t.mode = std::string("FFTW-MPI slab, ") + (in_place ? "in-place, " : "out-of-place, ") +
+  t.mode = std::string("FFTW-MPI slab, ") + (r2r ? "r2r, " : "") + (in_place ? "in-place, " : "out-of-place, ") +
            (transposed ? "TRANSPOSED_OUT/IN" : "natural order");
   return t;
 }
@@ -187,7 +247,7 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
 #endif
 
 template <class A>
-PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind,
+PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk,
                        volfft::Effort effort, int threads, bool in_place, int warmup, int iters) {
   A::threads(threads);
   const int r = static_cast<int>(shape.size());
@@ -205,8 +265,13 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
   PeerTimes t;
   forget_fftw_wisdom();
   double t0 = MPI_Wtime();
-  typename A::plan pf = real ? A::serial_r2c(r, n.data(), in, out, f) : A::serial_dft(r, n.data(), in, out, FFTW_FORWARD, f);
-  typename A::plan pb = real ? A::serial_c2r(r, n.data(), out, back, f) : A::serial_dft(r, n.data(), out, back, FFTW_BACKWARD, f);
+  const bool r2r = kind == volfft::Kind::r2r;  // real arrays both ways, within the same buffers
+  typename A::plan pf = r2r    ? A::serial_r2r(r, n.data(), in, out, rk.forward.data(), f)
+                        : real ? A::serial_r2c(r, n.data(), in, out, f)
+                               : A::serial_dft(r, n.data(), in, out, FFTW_FORWARD, f);
+  typename A::plan pb = r2r    ? A::serial_r2r(r, n.data(), out, back, rk.backward.data(), f)
+                        : real ? A::serial_c2r(r, n.data(), out, back, f)
+                               : A::serial_dft(r, n.data(), out, back, FFTW_BACKWARD, f);
   t.plan_seconds = MPI_Wtime() - t0;
   if (!pf || !pb) throw std::runtime_error("FFTW could not plan this problem");
   time_pairs<A>(t, pf, pb, in, (real ? 2 * complex_count : 2 * total), in_place, real, warmup, iters,
@@ -232,30 +297,32 @@ bool have_fftw_mpi() {
 }
 
 std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                                     volfft::Precision precision, volfft::Effort effort, int warmup,
-                                     int iters) {
+                                     const std::vector<volfft::AxisKind>& kinds, volfft::Precision precision,
+                                     volfft::Effort effort, int warmup, int iters) {
   std::vector<PeerTimes> modes;
+  const R2rKinds rk = r2r_kinds(kind, kinds);
 #if !VOLFFT_BENCH_FFTW_MPI
-  (void)comm, (void)shape, (void)kind, (void)precision, (void)effort, (void)warmup, (void)iters;
+  (void)comm, (void)shape, (void)kind, (void)precision, (void)effort, (void)warmup, (void)iters, (void)rk;
   throw std::runtime_error("volfft-bench: built without FFTW-MPI (VOLFFT_BENCH_FFTW_MPI=OFF)");
 #else
   for (bool in_place : {false, true})
     for (bool transposed : {true, false})
       modes.push_back(precision == volfft::Precision::float64
-                          ? mpi_times<D>(comm, shape, kind, effort, transposed, in_place, warmup, iters)
-                          : mpi_times<F>(comm, shape, kind, effort, transposed, in_place, warmup, iters));
+                          ? mpi_times<D>(comm, shape, kind, rk, effort, transposed, in_place, warmup, iters)
+                          : mpi_times<F>(comm, shape, kind, rk, effort, transposed, in_place, warmup, iters));
   return modes;
 #endif
 }
 
 std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                                        volfft::Precision precision, volfft::Effort effort, int threads,
-                                        int warmup, int iters) {
+                                        const std::vector<volfft::AxisKind>& kinds, volfft::Precision precision,
+                                        volfft::Effort effort, int threads, int warmup, int iters) {
   std::vector<PeerTimes> modes;
+  const R2rKinds rk = r2r_kinds(kind, kinds);
   for (bool in_place : {false, true})
     modes.push_back(precision == volfft::Precision::float64
-                        ? serial_times<D>(shape, kind, effort, threads, in_place, warmup, iters)
-                        : serial_times<F>(shape, kind, effort, threads, in_place, warmup, iters));
+                        ? serial_times<D>(shape, kind, rk, effort, threads, in_place, warmup, iters)
+                        : serial_times<F>(shape, kind, rk, effort, threads, in_place, warmup, iters));
   return modes;
 }
 

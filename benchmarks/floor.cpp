@@ -49,7 +49,7 @@ std::vector<FloorRow> floor_rows(const volfft::PlanDescription& plan, bool forwa
   // complexes after the r2c axis.
   double n = 1;
   for (auto e : plan.shape) n *= static_cast<double>(e);
-  const double cb = static_cast<double>(plan.complex_bytes), rb = cb / 2;
+  const double cb = static_cast<double>(plan.element_bytes), rb = cb / 2;
   const bool real = plan.kind == volfft::Kind::r2c;
   const double last = static_cast<double>(plan.shape.back());
   const double spectral = real ? n / last * (std::floor(last / 2) + 1) : n;

@@ -44,7 +44,7 @@ struct PlanDescription {
   std::array<int, 2> grid{1, 1};            ///< p0 x p1 (2-D: P x 1)
   Engine engine = Engine::alltoallv;
   Layout layout = Layout::transposed;
-  std::int64_t complex_bytes = 16;          ///< bytes of one complex element
+  std::int64_t element_bytes = 16;          ///< bytes of one element of the plan's arrays (complex; real for r2r)
   int fields = 1;                           ///< Options::batch: messages carry every field
   bool padded = false;                      ///< Options::spectral_shape: stages truncate
   std::vector<Box> input_boxes;             ///< per virtual rank (real elements for r2c)

@@ -9,9 +9,12 @@
 
 namespace volfft {
 
-/// Complex-to-complex, or real-to-complex forward with complex-to-real backward. For r2c the
-/// last axis n_last becomes n_last/2 + 1 complex values (the Hermitian half), as in FFTW/numpy.
-enum class Kind { c2c, r2c };
+/// Complex-to-complex; real-to-complex forward with complex-to-real backward (the last axis
+/// n_last becomes n_last/2 + 1 complex values, the Hermitian half, as in FFTW/numpy); or
+/// real-to-real: real arrays on both sides, every axis a real-to-real kind or none
+/// (Options::kinds, required), the data real throughout, so exchanges move half the bytes of
+/// the same kinds on complex data (FFTW's r2r plans).
+enum class Kind { c2c, r2c, r2r };
 
 enum class Precision { float64, float32 };
 
@@ -19,8 +22,8 @@ enum class Precision { float64, float32 };
 /// forward); r2c: the real-to-complex axis of a Kind::r2c plan (its last axis, n/2 + 1 complex
 /// values out); dct1..dct4 and dst1..dst4: FFTW's real-to-real REDFT00/10/01/11 and
 /// RODFT00/10/01/11, unnormalised forward, the backward the inverse kind (dct2 <-> dct3, the
-/// others their own), applied to the real and imaginary parts of the complex data; none: the
-/// axis is not transformed.
+/// others their own), applied to real data (Kind::r2r) or to the real and imaginary parts of
+/// complex data (Kind::c2c, r2c); none: the axis is not transformed.
 enum class AxisKind { dft, r2c, dct1, dct2, dct3, dct4, dst1, dst2, dst3, dst4, none };
 
 /// The exchange strategy (a swappable communication layer, as in [Eleftheriou2005]; src/exchange/).
@@ -87,8 +90,10 @@ struct Options {
   std::vector<std::int64_t> spectral_shape;
   /// Per-axis transform kinds, one per axis of the shape (AxisKind); empty = every axis dft
   /// (Kind::r2c: the last one r2c). A Kind::r2c plan's last entry must be r2c and no other;
-  /// a Kind::c2c plan has none. The data stays complex between the axes (an r2r axis transforms
-  /// the real and imaginary parts), and `none` axes are not transformed but still exchanged.
+  /// a Kind::c2c plan has none. A Kind::r2r plan needs them, each a real-to-real kind or none;
+  /// its data is real throughout. In c2c and r2c plans the data stays complex between the axes
+  /// (an r2r axis transforms the real and imaginary parts). `none` axes are not transformed;
+  /// trailing ones are not exchanged either (see docs/conventions.md).
   /// Not with spectral_shape. dct1 needs at least 2 points on its axis.
   std::vector<AxisKind> kinds;
   /// Multiply backward() results by 1/N, as numpy's default norm="backward" does: N is the

@@ -38,7 +38,9 @@ struct Phase {
 ///
 /// Conventions: forward is unscaled (e^{-2 pi i k x / n}); backward (e^{+...}) is scaled by 1/N
 /// unless Options::scale_backward is false, so backward(forward(x)) == x, as with numpy's
-/// default norm. r2c: the last axis holds n/2 + 1 complex values.
+/// default norm. r2c: the last axis holds n/2 + 1 complex values. r2r: real arrays on both
+/// sides, of the same shape; each axis is transformed by its Options::kinds entry (FFTW's r2r
+/// conventions), and the backward applies the inverse kinds.
 ///
 /// Contracts: construction and destruction are collective over `comm`. forward()/backward()
 /// are collective; every rank passes arrays of input_count()/output_count() elements of the
@@ -50,7 +52,7 @@ class Plan {
   Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind = Kind::c2c,
        Precision precision = Precision::float64, const Options& options = {});
   /// A plan on the user's own distribution ("bring your own boxes"): `in` is this rank's part
-  /// of the forward input (for r2c the real grid, in reals: `shape`), `out` its part of the
+  /// of the forward input (for r2c and r2r the real grid, in reals: `shape`), `out` its part of the
   /// forward output (the spectrum: `shape` with the last axis n/2 + 1 for r2c, the kept
   /// lengths when padded). Each is a LocalArray (box, memory order, storage with ghost layers
   /// or padding); the ranks' boxes on each side must cover that array exactly once (empty boxes
@@ -132,14 +134,20 @@ class Plan {
   MPI_Comm comm() const;
 
   // --- transforms ---
+  // c2c: complex both ways; r2c: real input, complex spectrum; r2r: real both ways. An array of
+  // the wrong kind or precision is an error on every rank.
   void forward(const std::complex<double>* in, std::complex<double>* out);
   void forward(const double* in, std::complex<double>* out);
+  void forward(const double* in, double* out);
   void forward(const std::complex<float>* in, std::complex<float>* out);
   void forward(const float* in, std::complex<float>* out);
+  void forward(const float* in, float* out);
   void backward(const std::complex<double>* in, std::complex<double>* out);
   void backward(const std::complex<double>* in, double* out);
+  void backward(const double* in, double* out);
   void backward(const std::complex<float>* in, std::complex<float>* out);
   void backward(const std::complex<float>* in, float* out);
+  void backward(const float* in, float* out);
   /// Untyped entry points (C API, Python): `in`/`out` must match kind() and precision().
   void forward_raw(const void* in, void* out);
   void backward_raw(const void* in, void* out);

@@ -21,7 +21,8 @@ typedef enum {
   VOLFFT_ERROR_INTERNAL = 3  /* anything else (out of memory, FFTW planning failure) */
 } volfft_status;
 
-typedef enum { VOLFFT_C2C = 0, VOLFFT_R2C = 1 } volfft_kind;
+/* R2R: real arrays on both sides, every axis a DCT/DST kind or NONE (options->kinds required). */
+typedef enum { VOLFFT_C2C = 0, VOLFFT_R2C = 1, VOLFFT_R2R = 2 } volfft_kind;
 typedef enum { VOLFFT_DOUBLE = 0, VOLFFT_FLOAT = 1 } volfft_precision;
 typedef enum {
   VOLFFT_ENGINE_AUTO = 0,

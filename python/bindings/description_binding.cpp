@@ -60,7 +60,7 @@ nb::dict description_to_dict(const volfft::PlanDescription& d) {
   r["grid"] = nb::cast(d.grid);
   r["engine"] = std::string(volfft::to_string(d.engine));
   r["layout"] = std::string(volfft::to_string(d.layout));
-  r["complex_bytes"] = d.complex_bytes;
+  r["element_bytes"] = d.element_bytes;
   r["fields"] = d.fields;
   r["padded"] = d.padded;
   r["input_boxes"] = boxes_to_numpy(d.input_boxes);

@@ -149,19 +149,23 @@ class PlanHandle {
                           " bytes (plan.in_place_bytes), got " + std::to_string(buffer.nbytes()));
   }
 
-  void check_forward(const InputArray& a, const OutputArray& out) const {
+  // Bytes of one element of the forward input and of the spectrum: reals on the real sides
+  // (r2c's input, both of r2r's), complex values on the others.
+  std::int64_t input_element() const {
     const volfft::Plan& p = plan();
-    const std::int64_t in_element =
-        p.kind() == volfft::Kind::r2c ? real_bytes(p.precision()) : 2 * real_bytes(p.precision());
-    check_bytes("a", a.nbytes(), p.input_count() * in_element);
-    check_bytes("out", out.nbytes(), p.output_count() * 2 * real_bytes(p.precision()));
+    return (p.kind() == volfft::Kind::c2c ? 2 : 1) * real_bytes(p.precision());
+  }
+  std::int64_t spectrum_element() const {
+    const volfft::Plan& p = plan();
+    return (p.kind() == volfft::Kind::r2r ? 1 : 2) * real_bytes(p.precision());
+  }
+  void check_forward(const InputArray& a, const OutputArray& out) const {
+    check_bytes("a", a.nbytes(), plan().input_count() * input_element());
+    check_bytes("out", out.nbytes(), plan().output_count() * spectrum_element());
   }
   void check_backward(const InputArray& b, const OutputArray& out) const {
-    const volfft::Plan& p = plan();
-    const std::int64_t out_element =
-        p.kind() == volfft::Kind::r2c ? real_bytes(p.precision()) : 2 * real_bytes(p.precision());
-    check_bytes("b", b.nbytes(), p.output_count() * 2 * real_bytes(p.precision()));
-    check_bytes("out", out.nbytes(), p.input_count() * out_element);
+    check_bytes("b", b.nbytes(), plan().output_count() * spectrum_element());
+    check_bytes("out", out.nbytes(), plan().input_count() * input_element());
   }
 
   std::unique_ptr<volfft::Plan> plan_;

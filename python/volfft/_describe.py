@@ -41,7 +41,7 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
     Returns
     -------
     dict
-        ``shape`` (user axes), ``kind``, ``precision``, ``element_bytes`` (one complex element),
+        ``shape`` (user axes), ``kind``, ``precision``, ``element_bytes`` (one element: complex, real for r2r),
         ``grid`` (user grid), ``engine``, ``layout``, ``exchanges`` ([{"name", "messages"}],
         messages int64 (M, 3): source, destination, bytes, virtual ranks ``g = i * p1 + j``),
         ``stages`` ([{"axis", "length", "count_per_rank", "kind"}], one per transformed axis in
@@ -57,7 +57,7 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
     last = ndim - 1
     shape = [int(n) for n in raw["shape"]]
     kind = raw["kind"]
-    element_bytes = int(raw["complex_bytes"])
+    element_bytes = int(raw["element_bytes"])
     # A batched plan's messages carry every field: the elements a rank holds are per field.
     fields = int(raw.get("fields", 1))
     # (P, 2, 3) boxes; a 2-D plan's third axis is the unused [0, 1).

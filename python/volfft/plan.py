@@ -38,7 +38,7 @@ MpiError = native().MpiError  # a failed MPI call (a RuntimeError), on the ranks
 for _error in (VolfftError, MpiError):
     _error.__module__ = "volfft"
 
-_KINDS = ("c2c", "r2c")
+_KINDS = ("c2c", "r2c", "r2r")
 
 # numpy dtype -> (precision name understood by the library, complex dtype of that precision)
 _PRECISIONS = {
@@ -67,7 +67,7 @@ def aligned_zeros(shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
 
 def _check_kind(kind: Any) -> str:
     if not isinstance(kind, str) or kind not in _KINDS:
-        raise VolfftError(f"kind: expected 'c2c' or 'r2c', got {kind!r}")
+        raise VolfftError(f"kind: expected 'c2c', 'r2c' or 'r2r', got {kind!r}")
     return kind
 
 
@@ -99,7 +99,7 @@ def _check_dtype(dtype: Any, kind: str) -> Tuple[str, np.dtype, np.dtype]:
         raise TypeError(f"dtype: expected a numpy dtype, got {dtype!r}") from None
     if dt not in _PRECISIONS:
         raise TypeError(
-            f"dtype: expected complex128 or complex64 (c2c), float64 or float32 (r2c), got {dt}"
+            f"dtype: expected complex128 or complex64 (c2c), float64 or float32 (r2c, r2r), got {dt}"
         )
     precision, complex_dtype = _PRECISIONS[dt]
     if kind == "c2c":
@@ -109,8 +109,9 @@ def _check_dtype(dtype: Any, kind: str) -> Tuple[str, np.dtype, np.dtype]:
                 f"got {dt} (use kind='r2c' for real input)"
             )
         return precision, dt, complex_dtype
-    # r2c: the dtype selects the precision; the input is real of that precision.
-    return precision, np.dtype(np.float64 if precision == "double" else np.float32), complex_dtype
+    # r2c, r2r: the dtype selects the precision; the input (and r2r's output) is real.
+    real_dtype = np.dtype(np.float64 if precision == "double" else np.float32)
+    return precision, real_dtype, real_dtype if kind == "r2r" else complex_dtype
 
 
 def _check_grid(grid: Grid) -> Tuple[int, int]:
@@ -319,10 +320,13 @@ class Plan:
         Global shape, 2 or 3 positive sizes. Any sizes work (primes, sizes smaller than the
         number of ranks: some ranks then hold nothing).
     dtype : numpy dtype, default complex128
-        ``complex128``/``complex64`` for c2c; for r2c the precision (``float64`` or
+        ``complex128``/``complex64`` for c2c; for r2c and r2r the precision (``float64`` or
         ``complex128`` -> double, ``float32`` or ``complex64`` -> single).
-    kind : {"c2c", "r2c"}
-        Complex-to-complex, or real-to-complex forward with complex-to-real backward.
+    kind : {"c2c", "r2c", "r2r"}
+        Complex-to-complex; real-to-complex forward with complex-to-real backward; or
+        real-to-real (``kinds`` required, each a DCT/DST type or ``"none"``): real arrays on
+        both sides, and the data stays real in between, so the exchanges move half the bytes
+        of the same kinds on complex data.
     grid : "auto", "p0xp1" or (p0, p1)
         Process grid (``"auto"``: chosen by rule, or by timing with ``tune``); ``p1 == 1`` is
         the slab decomposition, otherwise pencils. ``p0 * p1``
@@ -348,7 +352,8 @@ class Plan:
         inverse type and divides by the logical size, ``2(n-1)`` for type-I DCT, ``2(n+1)`` for
         type-I DST, ``2n`` for the others), or ``"none"`` (not transformed). Default: every axis
         ``"dft"`` (r2c: the last one ``"r2c"``). r2r axes of complex data transform the real and
-        imaginary parts; ``kinds=("dct2", "dft", "r2c")`` is a real field with walls in x.
+        imaginary parts; ``kinds=("dct2", "dft", "r2c")`` is a real field with walls in x, and
+        ``kind="r2r", kinds=("dct2", "dct2", "dct2")`` a real field with walls everywhere.
     in_place : bool, default False
         Transform in place, as FFTW's in-place plans: :meth:`forward` writes the spectrum into
         the memory of the array it is given and returns it as the output view of that memory;
@@ -550,7 +555,7 @@ class Plan:
 
     @property
     def kind(self) -> str:
-        """``"c2c"`` or ``"r2c"``."""
+        """``"c2c"``, ``"r2c"`` or ``"r2r"``."""
         return self._kind
 
     @property
@@ -560,12 +565,12 @@ class Plan:
 
     @property
     def input_dtype(self) -> np.dtype:
-        """dtype of the forward input / backward output (real for r2c)."""
+        """dtype of the forward input / backward output (real for r2c and r2r)."""
         return self._input_dtype
 
     @property
     def output_dtype(self) -> np.dtype:
-        """dtype of the forward output / backward input (always complex)."""
+        """dtype of the forward output / backward input (complex; real for r2r)."""
         return self._output_dtype
 
     @property

@@ -33,15 +33,19 @@ class DuccBatch final : public FftBatch {
       in_strides_.push_back(static_cast<std::ptrdiff_t>(g.in_strides[a]));
       out_strides_.push_back(static_cast<std::ptrdiff_t>(g.out_strides[a]));
     }
-    // r2r: the complex array as a real one with a fourth axis (real, imaginary part).
+    // r2r of complex data: the complex array as a real one with a fourth axis (real, imaginary
+    // part). Real data (an r2r plan) is the array as it is.
     r2r_shape_ = complex_shape_;
-    r2r_shape_.push_back(2);
+    const std::ptrdiff_t unit = g.real_values ? 1 : 2;
     for (int a = 0; a < 3; ++a) {
-      r2r_in_strides_.push_back(2 * in_strides_[static_cast<std::size_t>(a)]);
-      r2r_out_strides_.push_back(2 * out_strides_[static_cast<std::size_t>(a)]);
+      r2r_in_strides_.push_back(unit * in_strides_[static_cast<std::size_t>(a)]);
+      r2r_out_strides_.push_back(unit * out_strides_[static_cast<std::size_t>(a)]);
     }
-    r2r_in_strides_.push_back(1);
-    r2r_out_strides_.push_back(1);
+    if (!g.real_values) {
+      r2r_shape_.push_back(2);
+      r2r_in_strides_.push_back(1);
+      r2r_out_strides_.push_back(1);
+    }
   }
 
   void execute(const void* in, void* out) const override {

@@ -17,7 +17,8 @@ namespace volfft::backend {
 
 using Index = std::int64_t;
 
-/// r2r: real-to-real transforms (kinds per axis) of the real and imaginary parts of complex data.
+/// r2r: real-to-real transforms (kinds per axis) of real data (BatchGeometry::real_values) or of
+/// the real and imaginary parts of complex data.
 enum class Transform { c2c_forward, c2c_backward, r2c, c2r, r2r };
 
 /// What to transform: a 3-D array of `extent` (complex extents; on the r2c axis 2 the real
@@ -29,6 +30,9 @@ struct BatchGeometry {
   std::array<Index, 3> in_strides{0, 0, 0}, out_strides{0, 0, 0};
   Transform transform = Transform::c2c_forward;
   std::vector<AxisKind> r2r_kinds;  ///< r2r: the kind along each of `axes`, in that order
+  /// r2r: the arrays hold reals (an r2r plan), and extents and strides count reals; otherwise
+  /// they hold complex values, whose two parts are transformed alike.
+  bool real_values = false;
   bool in_place = false;
 };
 

@@ -153,8 +153,10 @@ class FftwBatch final : public FftBatch {
       if (real && (x == 2 || y == 2)) return y == 2 && x != 2;
       return g.in_strides[x] > g.in_strides[y];
     });
-    // r2r: the complex array as reals (strides doubled), real and imaginary parts one more loop.
-    const Index unit = g.transform == Transform::r2r ? 2 : 1;
+    // r2r of complex data: the complex array as reals (strides doubled), real and imaginary
+    // parts one more loop. Real data (an r2r plan) is read as it is.
+    const bool parts = g.transform == Transform::r2r && !g.real_values;
+    const Index unit = parts ? 2 : 1;
     for (int a : axes) {
       fftw_iodim64 d;
       d.n = (real && a == 2) ? g.real_length : g.extent[a];
@@ -170,7 +172,7 @@ class FftwBatch final : public FftBatch {
         continue;
       loops.push_back(fftw_iodim64{g.extent[a], unit * g.in_strides[a], unit * g.out_strides[a]});
     }
-    if (g.transform == Transform::r2r) loops.push_back(fftw_iodim64{2, 1, 1});
+    if (parts) loops.push_back(fftw_iodim64{2, 1, 1});
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
     const unsigned flags = effort_flags(effort);

@@ -39,6 +39,8 @@ void require_plan(volfft_plan p) {
 }
 
 // The C enums are the C++ enums' values.
+static_assert(VOLFFT_R2C == static_cast<int>(volfft::Kind::r2c) && VOLFFT_R2R == static_cast<int>(volfft::Kind::r2r),
+              "volfft.h kind constants");
 static_assert(VOLFFT_ENGINE_NODE == static_cast<int>(volfft::Engine::node) &&
                   VOLFFT_ENGINE_PERSISTENT == static_cast<int>(volfft::Engine::persistent) &&
                   VOLFFT_ENGINE_PIPELINED == static_cast<int>(volfft::Engine::pipelined),
@@ -81,12 +83,12 @@ volfft_status create_plan(MPI_Comm comm, int ndim, const int64_t* shape, int kin
       s.assign(shape, shape + (ndim > 0 ? ndim : 0));
       std::vector<int> no_kinds;
       o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}, no_kinds));
-      if (kind != VOLFFT_C2C && kind != VOLFFT_R2C)
-        throw volfft::Error("volfft: kind must be VOLFFT_C2C or VOLFFT_R2C; got " + std::to_string(kind));
+      if (kind != VOLFFT_C2C && kind != VOLFFT_R2C && kind != VOLFFT_R2R)
+        throw volfft::Error("volfft: kind must be VOLFFT_C2C, VOLFFT_R2C or VOLFFT_R2R; got " + std::to_string(kind));
       if (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT)
         throw volfft::Error("volfft: precision must be VOLFFT_DOUBLE or VOLFFT_FLOAT; got " +
                             std::to_string(precision));
-      k = kind == VOLFFT_R2C ? volfft::Kind::r2c : volfft::Kind::c2c;
+      k = static_cast<volfft::Kind>(kind);
       p = precision == VOLFFT_FLOAT ? volfft::Precision::float32 : volfft::Precision::float64;
       if (in) in_array = volfft::capi::from_c(*in, "in");
       if (out) out_array = volfft::capi::from_c(*out, "out");

@@ -162,7 +162,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   bp.scale_backward = options.scale_backward;
   bp.comm_size = comm_size;
   bp.vrank = vrank;
-  bp.complex_bytes = precision == Precision::float64 ? 16 : 8;
+  bp.element_bytes = (precision == Precision::float64 ? 16 : 8) / (kind == Kind::r2r ? 2 : 1);
   const int p0 = bp.grid[0], p1 = bp.grid[1];
   const int i = vrank / p1, j = vrank % p1;
   bp.position = {i, j};
@@ -295,7 +295,7 @@ ArrayPlace array_of(const Blueprint& bp, bool forward, std::size_t s) {
   if (forward && s + 1 == S && bp.padded) return buffer(S == 2 ? 2 : 0);
   if (forward) return s + 1 == S ? user : buffer(static_cast<int>(s));
   if (s == 0) {
-    if (bp.kind == Kind::c2c || bp.in_place) return user;
+    if (bp.kind != Kind::r2c || bp.in_place) return user;
     return buffer(S == 2 ? 2 : 0);
   }
   if (s + 1 == S) return buffer(0);

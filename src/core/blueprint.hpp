@@ -80,11 +80,16 @@ struct Blueprint {
   Order input_order{0, 1, 2};
   std::vector<Stage> stages;
   std::vector<ExchangeGeometry> exchanges;  ///< exchanges[k]: stages[k] -> stages[k+1]
-  Index complex_bytes = 16;
+  /// Bytes of one element of the plan's arrays: a complex value, or a real one in an r2r plan.
+  Index element_bytes = 16;
   Index buffer_elements = 0;  ///< complex capacity of each internal buffer (all fields)
   int buffer_count = 0;       ///< internal buffers the plan uses (array_of)
 
   Index input_count() const { return real_storage.size() * fields; }
+  /// The plan's arrays hold reals (Kind::r2r), not complex values.
+  bool real_values() const { return kind == Kind::r2r; }
+  /// Bytes of one element of the forward input: a real for r2c, else element_bytes.
+  Index input_element_bytes() const { return kind == Kind::r2c ? element_bytes / 2 : element_bytes; }
   /// N of the backward's 1/N: the product of the axes' logical sizes.
   Index logical_elements() const {
     Index n = 1;
@@ -93,15 +98,14 @@ struct Blueprint {
   }
   /// Bytes of the one array of an in-place plan: the larger side.
   Index in_place_bytes() const {
-    return std::max(input_count() * (kind == Kind::r2c ? complex_bytes / 2 : complex_bytes),
-                    output_count() * complex_bytes);
+    return std::max(input_count() * input_element_bytes(), output_count() * element_bytes);
   }
   /// FFT length along `axis` (complex length n/2+1 on the r2c axis) and the values kept (m).
   Index fft_length(int axis) const { return axis == 2 && kind == Kind::r2c ? shape[2] / 2 + 1 : shape[axis]; }
   Index kept_length(int axis) const { return axis == 2 && kind == Kind::r2c ? spectral[2] / 2 + 1 : spectral[axis]; }
   Index output_count() const { return stages.back().box.size() * fields; }
   std::size_t workspace_bytes() const {
-    return static_cast<std::size_t>(buffer_elements * complex_bytes) * buffer_count +
+    return static_cast<std::size_t>(buffer_elements * element_bytes) * buffer_count +
            (buffer_count ? 64 * buffer_count : 0);  // alignment slack per buffer
   }
 };
@@ -129,7 +133,7 @@ std::array<Index, 3> strides_of(const Box& box, const Order& order, Index unit);
 ///             last stage in a free buffer, truncated into the output); exchange k goes from
 ///             stage k's array to stage k+1's with buffer E as its send area (send_buffer).
 ///   backward: stage S-1 is read from the user's input into buffer 0; stage s (0 < s < S-1)
-///             lives in buffer (S-1-s) % 2; stage 0 is the user's output (c2c, and in-place
+///             lives in buffer (S-1-s) % 2; stage 0 is the user's output (c2c, r2r, and in-place
 ///             r2c, whose c2r then runs in place) or a complex buffer (r2c) that the final c2r
 ///             transform reads.
 ///   in place: the user's output is the input too. Only a stage without an exchange (one rank)

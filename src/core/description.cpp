@@ -22,7 +22,7 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
       d.grid = core::user_grid(bp.grid, ndim);
       d.engine = bp.engine;
       d.layout = bp.layout;
-      d.complex_bytes = bp.complex_bytes;
+      d.element_bytes = bp.element_bytes;
       d.fields = static_cast<int>(bp.fields);
       d.padded = bp.padded;
       d.input_order = core::user_order(bp.input_order, ndim);
@@ -52,7 +52,7 @@ PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, 
       for (std::size_t m = 0; m < ex.members.size(); ++m) {
         const auto elements = ex.send[m].size() * bp.fields;  // a message carries every field
         if (static_cast<int>(m) == ex.member || elements == 0) continue;
-        d.exchanges[k].messages.push_back(Message{v, ex.members[m], elements * bp.complex_bytes});
+        d.exchanges[k].messages.push_back(Message{v, ex.members[m], elements * bp.element_bytes});
       }
     }
   }

@@ -19,7 +19,7 @@ const char* name_of(const char* option, int value) {
 
 }  // namespace
 
-const char* to_string(Kind v) { return v == Kind::r2c ? "r2c" : "c2c"; }
+const char* to_string(Kind v) { return v == Kind::r2c ? "r2c" : v == Kind::r2r ? "r2r" : "c2c"; }
 const char* to_string(Precision v) { return v == Precision::float32 ? "float" : "double"; }
 const char* to_string(Engine v) { return name_of("engine", static_cast<int>(v)); }
 const char* to_string(Layout v) { return name_of("layout", static_cast<int>(v)); }
@@ -38,7 +38,8 @@ const char* summary(Engine v) { return core::engine_info(v).summary; }
 Kind parse_kind(const std::string& s) {
   if (s == "c2c") return Kind::c2c;
   if (s == "r2c") return Kind::r2c;
-  throw Error("volfft: kind must be one of 'c2c', 'r2c'; got '" + s + "'");
+  if (s == "r2r") return Kind::r2r;
+  throw Error("volfft: kind must be one of 'c2c', 'r2c', 'r2r'; got '" + s + "'");
 }
 Precision parse_precision(const std::string& s) {
   if (s == "single" || s == "float32" || s == "float") return Precision::float32;

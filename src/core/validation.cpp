@@ -111,6 +111,9 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
                     std::to_string(a) + "] = " + std::to_string(shape[a]) + "; got " +
                     std::to_string(options.spectral_shape[a]));
   }
+  if (kind == Kind::r2r && options.kinds.empty())
+    throw Error("volfft: an r2r plan needs kinds, one real-to-real kind (dct1..dct4, dst1..dst4) or 'none' per axis; "
+                "got none");
   if (!options.kinds.empty()) {
     if (options.kinds.size() != shape.size())
       throw Error("volfft: kinds must have one entry per axis (" + std::to_string(shape.size()) + "); got " +
@@ -120,7 +123,11 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
       const AxisKind k = options.kinds[a];
       const std::string which = "volfft: kinds[" + std::to_string(a) + "] is '" + to_string(k) + "'";
       if (k == AxisKind::r2c && kind != Kind::r2c)
-        throw Error(which + ", but the plan's kind is c2c: make an r2c plan (its last axis is the r2c one)");
+        throw Error(which + ", but the plan's kind is " + to_string(kind) +
+                    ": make an r2c plan (its last axis is the r2c one)");
+      if (kind == Kind::r2r && k == AxisKind::dft)
+        throw Error(which + ", but an r2r plan's data is real: each axis must be a real-to-real kind (dct1..dct4, "
+                    "dst1..dst4) or 'none' (a complex DFT along an axis needs a c2c plan)");
       if (k == AxisKind::r2c && a != last)
         throw Error(which + ": only the last axis can be r2c (kinds[" + std::to_string(last) + "])");
       if (kind == Kind::r2c && a == last && k != AxisKind::r2c)

@@ -121,12 +121,15 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
   backward_ = r.transform == Transform::c2r || (r.transform == Transform::dft && r.sign == FFTW_BACKWARD);
   const Side& x = backward_ ? l.out : l.in;  // volfft's forward input side
   const Side& y = backward_ ? l.in : l.out;  // and its output side
-  const Kind kind = r.transform == Transform::r2c || r.transform == Transform::c2r ? Kind::r2c : Kind::c2c;
+  const Kind kind = r.transform == Transform::r2c || r.transform == Transform::c2r ? Kind::r2c
+                    : r.transform == Transform::r2r                                ? Kind::r2r
+                                                                                   : Kind::c2c;
   if (r.transform == Transform::r2r) {
     if (r.r2r_kinds.size() != r.n.size())
       throw Error("volfft_fftw3_mpi: expected one r2r kind per dimension");
     for (int k : r.r2r_kinds) o.kinds.push_back(axis_kind(k));
-  } else if (in_place_ && r.howmany > 1) {
+  }
+  if (in_place_ && r.howmany > 1) {
     // volfft's in-place plans take no interleaved (inner) batch; FFTW's in-place howmany is the
     // out-of-place plan from a copy of the input (FFTW-MPI's two sides have the same layout in
     // place and out of place, r2c rows padded both ways), made at planning like r2r's staging.
@@ -138,36 +141,13 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
   plan_ = std::make_unique<Plan>(r.comm, r.n, kind, r.precision, o, x.array, y.array);
   if (copy_in_place_) {
     // FFTW's input is volfft's forward input, or its output side for a backward transform: reals
-    // for r2c, complex values otherwise.
-    const std::size_t bytes = backward_ ? static_cast<std::size_t>(plan_->output_count()) * 2 * real_bytes(r.precision)
-                              : static_cast<std::size_t>(plan_->input_count()) * (kind == Kind::r2c ? 1 : 2) *
-                                    real_bytes(r.precision);
+    // for r2c's real side and for r2r, complex values otherwise.
+    const std::size_t real = real_bytes(r.precision), complex = 2 * real;
+    const std::size_t bytes = backward_ ? static_cast<std::size_t>(plan_->output_count()) * complex
+                              : static_cast<std::size_t>(plan_->input_count()) * (kind == Kind::c2c ? complex : real);
     staging_in_.resize(bytes);
   }
-  if (r.transform == Transform::r2r) {
-    const std::size_t complex_bytes = 2 * real_bytes(r.precision);
-    staging_in_.resize(static_cast<std::size_t>(plan_->input_count()) * complex_bytes);
-    staging_out_.resize(static_cast<std::size_t>(plan_->output_count()) * complex_bytes);
-  }
 }
-
-namespace {
-
-template <class Real>
-void widen(const void* real, void* complex, std::int64_t count) {
-  const Real* x = static_cast<const Real*>(real);
-  std::complex<Real>* z = static_cast<std::complex<Real>*>(complex);
-  for (std::int64_t k = 0; k < count; ++k) z[k] = std::complex<Real>(x[k], 0);
-}
-
-template <class Real>
-void real_parts(const void* complex, void* real, std::int64_t count) {
-  const std::complex<Real>* z = static_cast<const std::complex<Real>*>(complex);
-  Real* x = static_cast<Real*>(real);
-  for (std::int64_t k = 0; k < count; ++k) x[k] = z[k].real();
-}
-
-}  // namespace
 
 void MpiPlan::execute(void* in, void* out) {
   if (empty_) {
@@ -185,14 +165,6 @@ void MpiPlan::execute(void* in, void* out) {
       source = staging_in_.data();
     }
     reshape_->execute(source, out);
-    return;
-  }
-  if (transform_ == Transform::r2r) {
-    const bool dbl = precision_ == Precision::float64;
-    const std::int64_t n_in = plan_->input_count(), n_out = plan_->output_count();
-    dbl ? widen<double>(in, staging_in_.data(), n_in) : widen<float>(in, staging_in_.data(), n_in);
-    plan_->forward_raw(staging_in_.data(), staging_out_.data());
-    dbl ? real_parts<double>(staging_out_.data(), out, n_out) : real_parts<float>(staging_out_.data(), out, n_out);
     return;
   }
   if (copy_in_place_ && !empty_) {

@@ -57,10 +57,9 @@ class MpiPlan {
   void* out_ = nullptr;
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<Reshape> reshape_;
-  // r2r: volfft's r2r axes transform complex data, so real arrays go through complex staging;
-  // an in-place transpose copies its input aside first (a reshape reads one array, writes
-  // another). Allocated at planning, never per call.
-  std::vector<unsigned char> staging_in_, staging_out_;
+  // An in-place transpose, or an in-place transform of howmany > 1 fields, copies its input
+  // aside first (a reshape reads one array, writes another). Allocated at planning, never per call.
+  std::vector<unsigned char> staging_in_;
 };
 
 }  // namespace volfft::fftw_mpi

@@ -60,7 +60,7 @@ struct Scratch {
 // Bytes of an array that can stand in for any of the plan's arrays while planning.
 std::size_t scratch_bytes(const core::Blueprint& bp) {
   const Index most = std::max({bp.buffer_elements, bp.input_count(), bp.output_count()});
-  return static_cast<std::size_t>(most * bp.complex_bytes);
+  return static_cast<std::size_t>(most * bp.element_bytes);
 }
 
 int virtual_rank(const Options& options, int rank) {
@@ -92,7 +92,7 @@ class Plan::Impl {
 
   MPI_Comm comm() const { return comms.all; }
   /// "" when arrays of this kind of element fit the plan, else the message.
-  std::string type_error(bool forward, bool real_side, Precision precision) const;
+  std::string type_error(bool forward, bool real_in, bool real_out, Precision precision) const;
   /// Checks the call's arguments on every rank together, then runs it (split: starts it).
   void call(bool forward, const void* in, void* out, bool split, const std::string& type_problem);
   void finish();
@@ -130,8 +130,8 @@ class Plan::Impl {
   Index user_input_count() const { return user_in.storage.size() * bp.fields; }
   Index user_output_count() const { return user_out.storage.size() * bp.fields; }
   Index user_in_place_bytes() const {
-    return std::max(user_input_count() * (bp.kind == Kind::r2c ? bp.complex_bytes / 2 : bp.complex_bytes),
-                    user_output_count() * bp.complex_bytes);
+    return std::max(user_input_count() * bp.input_element_bytes(),
+                    user_output_count() * bp.element_bytes);
   }
   /// The reshape after the program of a direction (the user's output side), if any.
   void reshape_after(bool forward, void* out);
@@ -333,7 +333,7 @@ void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std:
     }
     // A c2c input in another memory order: the first stage's array takes that order (its backward
     // writes the user's array as that stage's), and the first exchange reads it so.
-    if (bp.kind == Kind::c2c && !c_order(a.order)) fits[c2c_input_order] = tight(a);
+    if (bp.kind != Kind::r2c && !c_order(a.order)) fits[c2c_input_order] = tight(a);
   }
   if (!bp.padded && bp.stages.size() > 1 && out && valid_order(out->order))
     fits[output_order] = same_box(out->box, core::user_box(bp.stages.back().box, ndim)) && tight(*out);
@@ -386,12 +386,13 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
   ro.batch = options.batch, ro.batch_layout = options.batch_layout;
   std::vector<Index> spectrum;
   for (int a = 3 - ndim; a < 3; ++a) spectrum.push_back(bp.kept_length(a));
-  const Values input_values = bp.kind == Kind::r2c ? Values::real : Values::complex;
+  const Values input_values = bp.kind == Kind::c2c ? Values::complex : Values::real;
+  const Values output_values = bp.real_values() ? Values::real : Values::complex;
   if (differs[0])
     reshape_in = std::make_unique<Reshape>(comm, user_shape, in ? *in : plan_in, plan_in, bp.precision, input_values, ro);
   if (differs[1])
     reshape_out = std::make_unique<Reshape>(comm, spectrum, plan_out, out ? *out : plan_out, bp.precision,
-                                            Values::complex, ro);
+                                            output_values, ro);
   if (reshape_in) user_in = reshape_in->input();
   if (reshape_out) user_out = reshape_out->output();
   // The reshapes' messages between virtual ranks, for the description (and so the model).
@@ -408,12 +409,12 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
       }
     description.reshapes.push_back(std::move(d));
   };
-  if (reshape_in) describe_reshape(*reshape_in, "reshape_in", bp.kind == Kind::r2c ? bp.complex_bytes / 2 : bp.complex_bytes);
-  if (reshape_out) describe_reshape(*reshape_out, "reshape_out", bp.complex_bytes);
+  if (reshape_in) describe_reshape(*reshape_in, "reshape_in", bp.input_element_bytes());
+  if (reshape_out) describe_reshape(*reshape_out, "reshape_out", bp.element_bytes);
 
   // Staging, 64-byte aligned like the plan's buffers: the plan's input and output arrays.
-  const Index in_bytes = bp.input_count() * (bp.kind == Kind::r2c ? bp.complex_bytes / 2 : bp.complex_bytes);
-  const Index out_bytes = bp.output_count() * bp.complex_bytes;
+  const Index in_bytes = bp.input_count() * bp.input_element_bytes();
+  const Index out_bytes = bp.output_count() * bp.element_bytes;
   const Index in_area = reshape_in ? (in_bytes + 63) / 64 * 64 : 0;
   staging_bytes = static_cast<std::size_t>(bp.in_place ? bp.in_place_bytes() + 64 : in_area + (reshape_out ? out_bytes : 0) + 64);
   std::string problem;
@@ -516,7 +517,7 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   }
   mpi::agree_or_throw(comm(), problem);
   // 64-byte aligned buffers: FFTW's SIMD plans are made for them.
-  const std::size_t bytes = static_cast<std::size_t>(bp.buffer_elements * bp.complex_bytes);
+  const std::size_t bytes = static_cast<std::size_t>(bp.buffer_elements * bp.element_bytes);
   for (int b = 0; b < bp.buffer_count; ++b) {
     auto p = reinterpret_cast<std::uintptr_t>(base);
     p = (p + 63) & ~static_cast<std::uintptr_t>(63);
@@ -525,17 +526,22 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   }
 }
 
-std::string Plan::Impl::type_error(bool forward, bool real_side, Precision precision) const {
+std::string Plan::Impl::type_error(bool forward, bool real_in, bool real_out, Precision precision) const {
   const char* call = forward ? "forward" : "backward";
   if (precision != bp.precision)
     return std::string("volfft: ") + call + ": the plan's precision is " + to_string(bp.precision) +
            ", so its arrays must hold " + to_string(bp.precision) + " values; got " + to_string(precision) +
            " ones";
-  const bool real_plan = bp.kind == Kind::r2c;
-  if (real_side != real_plan)
-    return std::string("volfft: ") + call + " of a " + to_string(bp.kind) + " plan needs a " +
-           (real_plan ? "real" : "complex") + " " + (forward ? "input" : "output") + " array; got a " +
-           (real_side ? "real" : "complex") + " one";
+  // Real sides: the forward input of r2c and r2r plans, and an r2r plan's spectral side too.
+  const bool real_input = bp.kind != Kind::c2c, real_spectrum = bp.kind == Kind::r2r;
+  const bool want_in = forward ? real_input : real_spectrum, want_out = forward ? real_spectrum : real_input;
+  auto values = [](bool real) { return real ? "real" : "complex"; };
+  for (const bool input : {true, false}) {
+    const bool want = input ? want_in : want_out, got = input ? real_in : real_out;
+    if (want != got)
+      return std::string("volfft: ") + call + " of a " + to_string(bp.kind) + " plan needs a " + values(want) + " " +
+             (input ? "input" : "output") + " array; got a " + values(got) + " one";
+  }
   return "";
 }
 
@@ -653,29 +659,42 @@ std::vector<int> Plan::rank_order() const { return impl_->rank_order; }
 const std::string& Plan::tuning_report() const { return impl_->tuning_report; }
 int Plan::planes() const { return impl_->options.planes; }
 
+// The typed entry points: the element types say which sides are real.
 void Plan::forward(const std::complex<double>* in, std::complex<double>* out) {
-  impl_->call(true, in, out, false, impl_->type_error(true, false, Precision::float64));
+  impl_->call(true, in, out, false, impl_->type_error(true, false, false, Precision::float64));
 }
 void Plan::forward(const double* in, std::complex<double>* out) {
-  impl_->call(true, in, out, false, impl_->type_error(true, true, Precision::float64));
+  impl_->call(true, in, out, false, impl_->type_error(true, true, false, Precision::float64));
+}
+void Plan::forward(const double* in, double* out) {
+  impl_->call(true, in, out, false, impl_->type_error(true, true, true, Precision::float64));
 }
 void Plan::forward(const std::complex<float>* in, std::complex<float>* out) {
-  impl_->call(true, in, out, false, impl_->type_error(true, false, Precision::float32));
+  impl_->call(true, in, out, false, impl_->type_error(true, false, false, Precision::float32));
 }
 void Plan::forward(const float* in, std::complex<float>* out) {
-  impl_->call(true, in, out, false, impl_->type_error(true, true, Precision::float32));
+  impl_->call(true, in, out, false, impl_->type_error(true, true, false, Precision::float32));
+}
+void Plan::forward(const float* in, float* out) {
+  impl_->call(true, in, out, false, impl_->type_error(true, true, true, Precision::float32));
 }
 void Plan::backward(const std::complex<double>* in, std::complex<double>* out) {
-  impl_->call(false, in, out, false, impl_->type_error(false, false, Precision::float64));
+  impl_->call(false, in, out, false, impl_->type_error(false, false, false, Precision::float64));
 }
 void Plan::backward(const std::complex<double>* in, double* out) {
-  impl_->call(false, in, out, false, impl_->type_error(false, true, Precision::float64));
+  impl_->call(false, in, out, false, impl_->type_error(false, false, true, Precision::float64));
+}
+void Plan::backward(const double* in, double* out) {
+  impl_->call(false, in, out, false, impl_->type_error(false, true, true, Precision::float64));
 }
 void Plan::backward(const std::complex<float>* in, std::complex<float>* out) {
-  impl_->call(false, in, out, false, impl_->type_error(false, false, Precision::float32));
+  impl_->call(false, in, out, false, impl_->type_error(false, false, false, Precision::float32));
 }
 void Plan::backward(const std::complex<float>* in, float* out) {
-  impl_->call(false, in, out, false, impl_->type_error(false, true, Precision::float32));
+  impl_->call(false, in, out, false, impl_->type_error(false, false, true, Precision::float32));
+}
+void Plan::backward(const float* in, float* out) {
+  impl_->call(false, in, out, false, impl_->type_error(false, true, true, Precision::float32));
 }
 
 void Plan::agree_on_problem(const std::string& problem) { mpi::agree_or_throw(impl_->comm(), problem); }

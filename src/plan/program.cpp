@@ -52,6 +52,7 @@ std::vector<exchange::Setup> exchange_setups(const core::Blueprint& bp, const Op
     s.transfer.to_fields = core::field_layout(bp, s.transfer.to_box, core::array_of(bp, forward, next).user_output);
     s.group = g.name == "row" ? row : column;
     s.precision = bp.precision;
+    s.real_values = bp.real_values();
     s.source_axes = all_axes(bp.stages[stage].ops);
     s.destination_axes = all_axes(bp.stages[next].ops);
     s.destination_is_last = q + 1 == E;
@@ -245,7 +246,7 @@ void Program::continue_from(std::size_t from) {
 }
 
 void Program::scale_output(void* out) const {
-  // The backward output holds input_count() reals (r2c) or complexes (c2c): 1 or 2 reals each.
+  // The backward output holds input_count() reals (r2c, r2r) or complexes (c2c): 1 or 2 reals each.
   const Index reals = bp_.input_count() * (bp_.kind == Kind::c2c ? 2 : 1);
   if (bp_.precision == Precision::float64)
     kernels::scale_array(static_cast<double*>(out), reals, scale_, threads_);

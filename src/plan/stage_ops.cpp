@@ -38,10 +38,19 @@ std::function<void(const void*, void*, void*)> line_action(bool pad, kernels::Li
   };
 }
 
+// Padded plans are complex (kinds, and so r2r plans, do not combine with spectral_shape).
 std::function<void(const void*, void*, void*)> make_line_action(Precision p, bool pad, kernels::LineSpec line,
                                                                 std::array<Index, 3> extent, Side from, Side to) {
   if (p == Precision::float64) return line_action<std::complex<double>>(pad, line, extent, from, to);
   return line_action<std::complex<float>>(pad, line, extent, from, to);
+}
+
+// `make` called with a value of the element type of the plan's arrays: complex values, or
+// reals in an r2r plan (Kind::r2r).
+template <class Make>
+auto with_element(const core::Blueprint& bp, Make make) {
+  if (bp.real_values()) return bp.precision == Precision::float64 ? make(double{}) : make(float{});
+  return bp.precision == Precision::float64 ? make(std::complex<double>{}) : make(std::complex<float>{});
 }
 
 // A copy of the part from `from` to `to`, for a first step that cannot read the input itself.
@@ -63,8 +72,8 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
                         const Box& part, void* plan_in, void* plan_out, bool array_is_user) {
   const core::Stage& st = bp.stages[s];
   const bool first_stage = s == 0, last_stage = s + 1 == bp.stages.size();
-  const Index real_bytes = bp.complex_bytes / 2;
-  const Index cb = bp.complex_bytes;
+  const Index real_bytes = bp.element_bytes / 2;
+  const Index cb = bp.element_bytes;
   // Fields of a batched plan: the stage's array (a buffer: fields outermost; the user's output:
   // Options::batch_layout) and the user's arrays on both sides.
   const core::FieldLayout array_fields = core::field_layout(bp, st.box_in, array_is_user);
@@ -116,6 +125,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
     // Fields after the first may sit at another alignment than the planning arrays (single
     // precision, an odd field size, interleaved fields): they need the unaligned plan too.
     const bool user = run.from_input || run.to_output || array_is_user || bp.fields > 1;
+    g.real_values = bp.real_values();
     return backend::make_batch(options, bp.precision, g, at(plan_in, run.in_offset),
                                at(g.in_place ? plan_in : plan_out, run.out_offset), user);
   };
@@ -130,10 +140,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
     const Side from = forward_input ? Side{0, real_off, rstrides}
                                     : Side{0, user_off, user_strides};
     const Side to{1, array_off, strides};
-    if (bp.precision == Precision::float64)
-      c.action = copy_action<std::complex<double>>(extent, from, to, options.threads);
-    else
-      c.action = copy_action<std::complex<float>>(extent, from, to, options.threads);
+    c.action = with_element(bp, [&](auto e) { return copy_action<decltype(e)>(extent, from, to, options.threads); });
     return c;
   };
 

@@ -2,6 +2,7 @@
  *  - volfft_reshape from bricks to x-pencils and back, complex double and real float;
  *  - a plan on bricks in and bricks out (volfft_plan_create_on_arrays), with ghost layers on the
  *    input, forward against FFTW's serial 3-D DFT of the gathered array, backward round trip;
+ *  - an r2r plan (VOLFFT_R2R, real data) on bricks against FFTW's serial r2r_3d;
  *  - errors: an overlapping cover and a NULL array on one rank fail on every rank alike.
  * Any failure aborts the job (MPI_Abort), so a failing rank never leaves the others waiting. */
 #include <complex.h>
@@ -162,6 +163,66 @@ static void plan_on_bricks(void) {
   free(x), free(y), free(z), free(bricks);
 }
 
+/* An r2r plan (VOLFFT_R2R) on real bricks in and out: DST-I, DCT-II, DCT-I per axis against FFTW's
+ * serial fftw_plan_r2r_3d of the gathered array, then the round trip (backward scaled by 1/N of
+ * the logical sizes 2(n+1), 2n, 2(n-1)). */
+static void r2r_plan_on_bricks(void) {
+  const int64_t shape[3] = {7, 10, 5};
+  volfft_box* bricks = malloc(ranks * sizeof *bricks);
+  CHECK(volfft_bricks(3, shape, ranks, bricks) == VOLFFT_OK, "volfft_bricks");
+  volfft_local_array in, out;
+  memset(&in, 0, sizeof in), memset(&out, 0, sizeof out);
+  in.box = out.box = bricks[rank];
+  volfft_options options;
+  volfft_options_default(&options);
+  const int kinds[3] = {VOLFFT_AXIS_DST1, VOLFFT_AXIS_DCT2, VOLFFT_AXIS_DCT1};
+  options.kinds = kinds, options.kinds_length = 3;
+  options.effort = VOLFFT_ESTIMATE;
+  volfft_plan plan;
+  CHECK(volfft_plan_create_on_arrays(MPI_COMM_WORLD, 3, shape, VOLFFT_R2R, VOLFFT_DOUBLE, &options, &in, &out,
+                                     &plan) == VOLFFT_OK, "volfft_plan_create_on_arrays (r2r): %s", volfft_last_error());
+  int64_t n_in = 0, n_out = 0;
+  CHECK(volfft_counts(plan, &n_in, &n_out) == VOLFFT_OK, "counts");
+  const volfft_box* b = &in.box;
+  CHECK(n_in == extent(b, 0) * extent(b, 1) * extent(b, 2) && n_out == n_in, "r2r counts %lld %lld",
+        (long long)n_in, (long long)n_out);
+  double* x = malloc((n_in + 1) * sizeof *x);
+  double* y = malloc((n_out + 1) * sizeof *y);
+  double* z = malloc((n_in + 1) * sizeof *z);
+  for (int64_t i = b->lo[0]; i < b->hi[0]; ++i)
+    for (int64_t j = b->lo[1]; j < b->hi[1]; ++j)
+      for (int64_t k = b->lo[2]; k < b->hi[2]; ++k) x[offset_in(b, i, j, k)] = creal(value_at(i, j, k));
+  CHECK(volfft_forward(plan, x, y) == VOLFFT_OK, "forward (r2r)");
+  const int64_t N = shape[0] * shape[1] * shape[2];
+  double* whole = fftw_malloc(N * sizeof *whole);
+  for (int64_t i = 0; i < shape[0]; ++i)
+    for (int64_t j = 0; j < shape[1]; ++j)
+      for (int64_t k = 0; k < shape[2]; ++k) whole[(i * shape[1] + j) * shape[2] + k] = creal(value_at(i, j, k));
+  fftw_plan serial = fftw_plan_r2r_3d((int)shape[0], (int)shape[1], (int)shape[2], whole, whole, FFTW_RODFT00,
+                                      FFTW_REDFT10, FFTW_REDFT00, FFTW_ESTIMATE);
+  fftw_execute(serial);
+  double error = 0, scale = 0;
+  for (int64_t i = b->lo[0]; i < b->hi[0]; ++i)
+    for (int64_t j = b->lo[1]; j < b->hi[1]; ++j)
+      for (int64_t k = b->lo[2]; k < b->hi[2]; ++k) {
+        const double want = whole[(i * shape[1] + j) * shape[2] + k];
+        error = fmax(error, fabs(y[offset_in(b, i, j, k)] - want)), scale = fmax(scale, fabs(want));
+      }
+  CHECK(error <= 1e-12 * scale, "r2r forward against serial FFTW r2r: error %.3e (largest value %.3e)", error, scale);
+  CHECK(volfft_backward(plan, y, z) == VOLFFT_OK, "backward (r2r)");
+  for (int64_t n = 0; n < n_in; ++n) CHECK(fabs(z[n] - x[n]) < 1e-12, "r2r round trip element %lld", (long long)n);
+  fftw_destroy_plan(serial);
+  fftw_free(whole);
+  CHECK(volfft_plan_destroy(plan) == VOLFFT_OK, "destroy");
+  /* a complex DFT axis in an r2r plan: refused on every rank alike */
+  const int dft[3] = {VOLFFT_AXIS_DCT2, VOLFFT_AXIS_DFT, VOLFFT_AXIS_DCT2};
+  options.kinds = dft;
+  CHECK(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_R2R, VOLFFT_DOUBLE, &options, &plan) ==
+            VOLFFT_ERROR_ARGUMENT && plan == NULL && strstr(volfft_last_error(), "an r2r plan's data is real"),
+        "dft axis in an r2r plan: %s", volfft_last_error());
+  free(x), free(y), free(z), free(bricks);
+}
+
 /* Both must fail on every rank with the same status, and return (no hang: ctest's timeout). */
 static void errors_on_every_rank(void) {
   const int64_t shape[3] = {8, 6, 5};
@@ -207,6 +268,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   reshape_bricks_to_pencils();
   plan_on_bricks();
+  r2r_plan_on_bricks();
   errors_on_every_rank();
   if (rank == 0) printf("test_c_arrays: all passed at np %d\n", ranks);
   MPI_Finalize();

@@ -268,7 +268,7 @@ void workspace_holds_every_stage() {
           CHECK_MSG(bp.buffer_elements >= ex.max_block * Index(ex.members.size()),
                     c.text() << ": buffer below the padded all-to-all");
       CHECK(bp.workspace_bytes() >=
-            std::size_t(bp.buffer_elements * bp.complex_bytes) * std::size_t(bp.buffer_count));
+            std::size_t(bp.buffer_elements * bp.element_bytes) * std::size_t(bp.buffer_count));
     }
   }
 }

@@ -59,7 +59,7 @@ void message_bytes_equal_the_data_that_moves() {
         const Index nc = kind == Kind::r2c ? n[2] / 2 + 1 : n[2];
         const int p0 = two_d ? 1 : c.grid[0], p1 = two_d ? c.P : c.grid[1];
         const Index bytes_per = prec == Precision::float64 ? 16 : 8;
-        CHECK_MSG(d.complex_bytes == bytes_per, label);
+        CHECK_MSG(d.element_bytes == bytes_per, label);
         CHECK_MSG(d.grid == c.grid, label << ": grid " << d.grid[0] << "x" << d.grid[1]);
         // The description speaks the user's axes (2-D: no leading unit axis).
         CHECK(d.ndim == static_cast<int>(c.shape.size()) && d.shape == c.shape);

@@ -126,7 +126,7 @@ void names_round_trip() {
 }
 
 void parse_messages_name_the_accepted_values() {
-  CHECK_ERROR(parse_kind("c2r"), "volfft: kind must be one of 'c2c', 'r2c'; got 'c2r'");
+  CHECK_ERROR(parse_kind("c2r"), "volfft: kind must be one of 'c2c', 'r2c', 'r2r'; got 'c2r'");
   CHECK_ERROR(parse_precision("half"), "volfft: precision must be one of 'double', 'float'; got 'half'");
   // The engine list grows with new engines: every known name must be offered.
   CHECK_ERROR(parse_engine("mpi"), "volfft: engine must be one of 'auto', 'alltoallv', ");

@@ -5,7 +5,7 @@ core's MPI-free plan logic). This module only checks it and derives the few quan
 estimators need; it never recomputes the decomposition. The contract is documented in
 docs/model.md::
 
-    {"shape": (n0, n1[, n2]), "kind": "c2c"|"r2c", "element_bytes": 16, "grid": (p0, p1),
+    {"shape": (n0, n1[, n2]), "kind": "c2c"|"r2c"|"r2r", "element_bytes": 16 (8 for r2r), "grid": (p0, p1),
      "exchanges": [{"name": "row"|"column"|"slab",
                     "messages": int64 (M, 3): src virtual rank, dst virtual rank, bytes}, ...],
      "stages": [{"axis": a, "length": n, "count_per_rank": int64 (P,), "kind": "c2c"|"r2c"}, ...],
@@ -41,8 +41,8 @@ def check_description(desc: Any) -> dict:
     grid = tuple(int(p) for p in desc["grid"])
     if len(grid) != 2 or min(grid) < 1:
         raise ValueError(f"description['grid']: expected (p0, p1) positive, got {grid}")
-    if desc["kind"] not in ("c2c", "r2c"):
-        raise ValueError(f"description['kind']: expected 'c2c' or 'r2c', got {desc['kind']!r}")
+    if desc["kind"] not in ("c2c", "r2c", "r2r"):
+        raise ValueError(f"description['kind']: expected 'c2c', 'r2c' or 'r2r', got {desc['kind']!r}")
     nranks = grid[0] * grid[1]
     def checked(key: str) -> list:
         result = []
@@ -81,7 +81,7 @@ def nranks(desc: dict) -> int:
 
 
 def total_bytes(desc: dict) -> int:
-    """Bytes of the whole (complex) array an exchange redistributes: [Jagode2008]'s D_T."""
+    """Bytes of the whole array an exchange redistributes (complex; real for r2r): [Jagode2008]'s D_T."""
     shape = list(desc["shape"])
     if desc["kind"] == "r2c":
         shape[-1] = shape[-1] // 2 + 1

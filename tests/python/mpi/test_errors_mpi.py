@@ -28,7 +28,7 @@ def test_shape_differing_across_ranks(comm):
 def test_python_type_error_on_one_rank_raises_everywhere(comm):
     dtype = np.complex128 if comm.rank == 0 else np.int32
     with pytest.raises(TypeError, match=r"dtype: expected complex128 or complex64 \(c2c\), "
-                                        r"float64 or float32 \(r2c\), got int32"):
+                                        r"float64 or float32 \(r2c, r2r\), got int32"):
         volfft.Plan(comm, (4, 4, 4), dtype=dtype)
 
 

@@ -82,17 +82,20 @@ def reference(glob: np.ndarray, kinds) -> np.ndarray:
     return y
 
 
-def check_kinds(comm, shape, kinds, dtype=np.complex128, **options):
-    """Forward vs the reference, backward vs the input, input untouched; asserts on every rank."""
+def check_kinds(comm, shape, kinds, dtype=np.complex128, kind=None, **options):
+    """Forward vs the reference, backward vs the input, input untouched; asserts on every rank.
+    ``kind`` defaults to r2c when the last axis is r2c, else c2c; ``kind="r2r"`` makes a real
+    plan (real arrays on both sides), whose spectrum is the reference's real part."""
     options.setdefault("effort", "estimate")
-    r2c = kinds[-1] == "r2c"
-    kind = "r2c" if r2c else "c2c"
+    kind = kind or ("r2c" if kinds[-1] == "r2c" else "c2c")
     in_place = options.get("in_place", False)
-    glob = random_global(shape, "r2c" if r2c else "c2c", dtype, seed=3) if comm.rank == ROOT else None
+    glob = random_global(shape, "c2c" if kind == "c2c" else "r2c", dtype, seed=3) if comm.rank == ROOT else None
     with volfft.Plan(comm, shape, dtype=dtype, kind=kind, kinds=kinds, **options) as plan:
         problems = []
         if plan.kinds != tuple(kinds):
             problems.append(f"plan.kinds is {plan.kinds}")
+        if kind == "r2r" and (plan.input_dtype.kind, plan.output_dtype.kind) != ("f", "f"):
+            problems.append(f"r2r plan with dtypes {plan.input_dtype}, {plan.output_dtype}")
         a = volfft.scatter(plan, glob, root=ROOT)
         before = a.copy()
         b = plan.forward(a)
@@ -109,8 +112,11 @@ def check_kinds(comm, shape, kinds, dtype=np.complex128, **options):
     verdict = None
     if comm.rank == ROOT:
         want = reference(glob, kinds)
-        if spectrum.shape != want.shape:
-            verdict = (f"gathered spectrum of shape {spectrum.shape}, expected {want.shape}", 0.0)
+        if kind == "r2r":
+            want = want.real  # the transform of real data by real matrices
+        if spectrum.shape != want.shape or spectrum.dtype.kind != want.dtype.kind:
+            verdict = (f"gathered spectrum of shape {spectrum.shape} and dtype {spectrum.dtype}, expected "
+                       f"{want.shape} and {want.dtype}", 0.0)
         else:
             verdict = (rel_l2(spectrum, want), rel_l2(back, glob))
     forward_error, backward_error = comm.bcast(verdict, root=ROOT)
@@ -212,6 +218,61 @@ def test_engines(comm, engine):
                 grid=GRIDS_3D[-1], engine=engine)
 
 
+# ---------------------------------------------------------------------------- r2r plans: real data
+@pytest.mark.parametrize("kind", R2R)
+@pytest.mark.parametrize("grid", GRIDS_3D, ids=grid_id)
+def test_r2r_plan_every_kind_on_every_axis(comm, grid, kind):
+    """kind="r2r": real arrays throughout; each r2r kind at each axis among dct2 axes."""
+    for axis in range(3):
+        kinds = ["dct2"] * 3
+        kinds[axis] = kind
+        check_kinds(comm, (5, 4, 6), tuple(kinds), dtype=np.float64, kind="r2r", grid=grid)
+
+
+@pytest.mark.parametrize("kinds", [("none", "dct1", "dst2"), ("dst3", "none", "none"),
+                                   ("none", "none", "none"), ("dct4", "dst4", "dct3")], ids=kinds_id)
+@pytest.mark.parametrize("grid", GRIDS_3D, ids=grid_id)
+def test_r2r_plan_mixes_and_empty_ranks(comm, grid, kinds):
+    check_kinds(comm, (7, 6, 9), kinds, dtype=np.float64, kind="r2r", grid=grid)
+    check_kinds(comm, (2, 3, 2), kinds, dtype=np.float64, kind="r2r", grid=grid)  # ranks left empty
+
+
+@pytest.mark.parametrize("engine", ["alltoallv", "alltoall", "alltoallw", "p2p", "pipelined",
+                                    "persistent", "node"])
+def test_r2r_plan_engines(comm, engine):
+    """Every engine moves reals for an r2r plan, single precision too."""
+    check_kinds(comm, (7, 6, 9), ("dst2", "dct1", "dct2"), dtype=np.float64, kind="r2r",
+                grid=GRIDS_3D[-1], engine=engine)
+    check_kinds(comm, (7, 6, 9), ("dst2", "dct1", "dct2"), dtype=np.float32, kind="r2r",
+                grid=GRIDS_3D[-1], engine=engine)
+
+
+@pytest.mark.parametrize("shape,kinds", [((7, 6, 9), ("dct2", "dct2", "dct2")), ((9, 8), ("dst1", "dct3"))],
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v[0], int) else kinds_id(v))
+def test_r2r_plan_in_place(comm, shape, kinds):
+    grid = GRIDS_3D[-1] if len(shape) == 3 else GRID_2D
+    check_kinds(comm, shape, kinds, dtype=np.float64, kind="r2r", grid=grid, in_place=True)
+
+
+def test_r2r_plan_moves_half_the_bytes(comm):
+    """The same kinds on complex data move complex values: twice an r2r plan's bytes."""
+    with volfft.Plan(comm, (8, 6, 10), np.float64, "r2r", kinds=("dct2",) * 3, effort="estimate") as plan:
+        real = plan.describe()
+    with volfft.Plan(comm, (8, 6, 10), kinds=("dct2",) * 3, effort="estimate") as plan:
+        complex_ = plan.describe()
+    assert real["element_bytes"] == 8 and complex_["element_bytes"] == 16
+    got = [2 * np.asarray(e["messages"])[:, 2] for e in real["exchanges"]]
+    want = [np.asarray(e["messages"])[:, 2] for e in complex_["exchanges"]]
+    assert len(got) == len(want) and all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_r2r_plan_refuses_complex_arrays(comm):
+    with volfft.Plan(comm, (6, 5, 4), np.float64, "r2r", kinds=("dct2",) * 3, effort="estimate") as plan:
+        a = np.zeros(plan.input_shape, np.complex128)  # the same on every rank: raises everywhere
+        with pytest.raises(TypeError, match="expected dtype float64"):
+            plan.forward(a)
+
+
 # ---------------------------------------------------------------------------- plan attributes
 def test_default_kinds(comm):
     with volfft.Plan(comm, (4, 5, 6), effort="estimate") as c2c, \
@@ -258,6 +319,9 @@ BAD_KINDS = [
     ("dct1 on 1 point r2c", (5, 1, 4), "r2c", ("dft", "dct1", "r2c"),
      r"DCT-I needs at least 2 points"),
     ("unknown name", (7, 6, 9), "c2c", ("dct2", "dct5", "dft"), r"kinds must be one of"),
+    ("r2r without kinds", (7, 6, 9), "r2r", (), r"an r2r plan needs kinds"),
+    ("dft in r2r", (7, 6, 9), "r2r", ("dct2", "dft", "dct2"), r"an r2r plan's data is real"),
+    ("r2c in r2r", (7, 6, 9), "r2r", ("dct2", "dct2", "r2c"), r"the plan's kind is r2r"),
     ("upper case", (7, 6, 9), "c2c", ("DCT2", "dft", "dft"), r"kinds must be one of"),
 ]
 
@@ -275,7 +339,7 @@ def refusals(comm, make):
 @pytest.mark.parametrize("case", BAD_KINDS, ids=lambda c: c[0])
 def test_bad_kinds_raise_on_every_rank(comm, case):
     _, shape, kind, kinds, pattern = case
-    dtype = np.float64 if kind == "r2c" else np.complex128
+    dtype = np.complex128 if kind == "c2c" else np.float64
 
     def make():
         volfft.Plan(comm, shape, dtype, kind, kinds=kinds, effort="estimate").close()
