@@ -98,8 +98,12 @@ struct Options {
   std::vector<AxisKind> kinds;
   /// Multiply backward() results by 1/N, as numpy's default norm="backward" does: N is the
   /// product of the axes' logical sizes (dft, r2c: n; dct1: 2(n-1); dst1: 2(n+1); the other
-  /// r2r kinds: 2n; none: 1), so backward(forward(x)) == x. forward() is never scaled.
+  /// r2r kinds: 2n; none: 1), so backward(forward(x)) == x.
   bool scale_backward = true;
+  /// Multiply forward() results by 1/N (the same N): with scale_backward = false this is numpy's
+  /// norm="forward" (and fluidfft's convention). The factor rides on the first exchange's copies
+  /// where the plan has one (no extra pass over the output). Both true: each way by 1/N.
+  bool scale_forward = false;
   /// In-place transforms: forward(a, a) and backward(a, a) on one array of
   /// Plan::in_place_bytes() bytes (the larger of the two sides), as FFTW's in-place plans. The
   /// plan is made for it (at one rank its FFTs are FFTW's in-place plans, the fastest there) and

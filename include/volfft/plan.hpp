@@ -36,8 +36,9 @@ struct Phase {
 /// Layout::transposed = the order that is fastest for the last FFT stage). backward() takes
 /// exactly what forward() produced and returns the input layout. 2-D plans have slabs only.
 ///
-/// Conventions: forward is unscaled (e^{-2 pi i k x / n}); backward (e^{+...}) is scaled by 1/N
-/// unless Options::scale_backward is false, so backward(forward(x)) == x, as with numpy's
+/// Conventions: forward is unscaled (e^{-2 pi i k x / n}) unless Options::scale_forward; backward
+/// (e^{+...}) is scaled by 1/N unless Options::scale_backward is false, so by default
+/// backward(forward(x)) == x, as with numpy's
 /// default norm. r2c: the last axis holds n/2 + 1 complex values. r2r: real arrays on both
 /// sides, of the same shape; each axis is transformed by its Options::kinds entry (FFTW's r2r
 /// conventions), and the backward applies the inverse kinds.

@@ -77,6 +77,8 @@ typedef struct {
   int kinds_length;
   int batch;              /* fields transformed together (default 1) */
   int batch_layout;       /* volfft_batch_layout: fields outer (k arrays) or inner (interleaved) */
+  int scale_forward;      /* nonzero: forward scaled by 1/N (numpy's norm="forward" with
+                             scale_backward = 0); default 0 */
 } volfft_options;
 
 typedef struct volfft_plan_s* volfft_plan;

@@ -345,6 +345,10 @@ class Plan:
         the noise); 0 chooses by rule and times nothing (docs/overlap.md#autotuning).
     scale_backward : bool, default True
         Scale :meth:`backward` by ``1/N`` (numpy's default ``norm="backward"``).
+    scale_forward : bool, default False
+        Scale :meth:`forward` by ``1/N``; with ``scale_backward=False`` this is numpy's
+        ``norm="forward"`` (fluidfft's convention). The factor rides on the first exchange's
+        copies where the plan has one, so it costs no pass over the output.
     kinds : sequence of str, optional
         The transform along each axis: ``"dft"``, ``"r2c"`` (an r2c plan's last axis, and only
         there), ``"dct1"``..``"dct4"``, ``"dst1"``..``"dst4"`` (FFTW's REDFT00/10/01/11 and
@@ -461,6 +465,7 @@ class Plan:
         agree_on_errors(comm, error)
         handle = native().Plan(comm, list(real_grid), kind, precision, library_options, *user)
         scale_backward = library_options.get("scale_backward", True)
+        scale_forward = library_options.get("scale_forward", False)
         self._comm = comm
         self._shape = tuple(real_grid)   # the transform's grid: the forward input
         self._spectral = tuple(spectral)  # the forward output's global box (padded: smaller)
@@ -468,6 +473,7 @@ class Plan:
         self._input_dtype = input_dtype
         self._output_dtype = output_dtype
         self._scale_backward = bool(scale_backward)
+        self._scale_forward = bool(scale_forward)
         self._precision = precision
         # Geometry is fixed for the plan's life: read it once, so each call checks arrays
         # against Python tuples instead of crossing into C++.
@@ -597,6 +603,11 @@ class Plan:
     def scale_backward(self) -> bool:
         """Whether :meth:`backward` multiplies by ``1/N``."""
         return self._scale_backward
+
+    @property
+    def scale_forward(self) -> bool:
+        """Whether :meth:`forward` multiplies by ``1/N``."""
+        return self._scale_forward
 
     @property
     def input_order(self) -> Tuple[int, ...]:

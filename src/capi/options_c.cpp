@@ -9,6 +9,7 @@ volfft_options to_c(const Options& o, std::vector<int>& kinds) {
   c.layout = static_cast<int>(o.layout);
   c.effort = static_cast<int>(o.effort);
   c.scale_backward = o.scale_backward ? 1 : 0;
+  c.scale_forward = o.scale_forward ? 1 : 0;
   c.rank_order = o.rank_order.empty() ? nullptr : o.rank_order.data();
   c.rank_order_length = static_cast<int>(o.rank_order.size());
   c.workspace = o.workspace;
@@ -46,6 +47,7 @@ Options from_c(const volfft_options& c) {
   o.effort = static_cast<Effort>(c.effort);
   o.backend = static_cast<Backend>(c.backend);
   o.scale_backward = c.scale_backward != 0;
+  o.scale_forward = c.scale_forward != 0;
   o.planes = c.planes;
   o.max_in_flight = c.max_in_flight;
   o.pipeline_p2p = c.pipeline_p2p != 0;

@@ -160,6 +160,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   if (bp.engine == Engine::pipelined && options.planes == 0) bp.engine = Engine::alltoallv;
   bp.layout = options.layout;
   bp.scale_backward = options.scale_backward;
+  bp.scale_forward = options.scale_forward;
   bp.comm_size = comm_size;
   bp.vrank = vrank;
   bp.element_bytes = (precision == Precision::float64 ? 16 : 8) / (kind == Kind::r2r ? 2 : 1);

@@ -68,6 +68,7 @@ struct Blueprint {
   Engine engine = Engine::alltoallv;
   Layout layout = Layout::transposed;
   bool scale_backward = true;
+  bool scale_forward = false;
   int comm_size = 1, vrank = 0;
   std::array<int, 2> position{0, 0};  ///< (i, j) in the internal grid
   bool in_place = false;              ///< forward(a, a)/backward(a, a): Options::in_place

@@ -237,10 +237,11 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   resolve_backend(scratch);
   Scratch &plan_in = scratch[0], &plan_out = scratch[1];
   // 1/N with N the product of the axes' logical sizes (a DCT of n points counts 2n).
-  const double scale = bp.scale_backward ? 1.0 / static_cast<double>(bp.logical_elements()) : 1.0;
-  fwd = std::make_unique<plan::Program>(comm, bp, options, true, w, std::move(forward_setups), 1.0, plan_in.data, plan_out.data);
-  bwd = std::make_unique<plan::Program>(comm, bp, options, false, w, std::move(backward_setups), scale, plan_in.data,
-                                        plan_out.data);
+  const double one_over_n = 1.0 / static_cast<double>(bp.logical_elements());
+  fwd = std::make_unique<plan::Program>(comm, bp, options, true, w, std::move(forward_setups),
+                                        bp.scale_forward ? one_over_n : 1.0, plan_in.data, plan_out.data);
+  bwd = std::make_unique<plan::Program>(comm, bp, options, false, w, std::move(backward_setups),
+                                        bp.scale_backward ? one_over_n : 1.0, plan_in.data, plan_out.data);
   adopt_user_arrays(in, out);
 }
 

@@ -164,7 +164,7 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
   scale_in_exchange_ = scale != 1.0 && E > 0 && positions_[0].exchange->scales();
   const bool scale_per_field = scale != 1.0 && E == 0 && bp.fields > 1 && !bp.fields_inner;
   if (scale_per_field) {
-    const Index values = bp.input_count() / bp.fields * (bp.kind == Kind::c2c ? 2 : 1);  // reals of one field
+    const Index values = output_reals() / bp.fields;  // reals of one field
     OpRun pass;
     pass.to_output = true;
     const int threads = threads_;
@@ -245,9 +245,15 @@ void Program::continue_from(std::size_t from) {
   }
 }
 
+Index Program::output_reals() const {
+  // Forward: output_count() complexes (reals in an r2r plan); backward: input_count() reals (r2c,
+  // r2r) or complexes (c2c).
+  if (forward_) return bp_.output_count() * (bp_.kind == Kind::r2r ? 1 : 2);
+  return bp_.input_count() * (bp_.kind == Kind::c2c ? 2 : 1);
+}
+
 void Program::scale_output(void* out) const {
-  // The backward output holds input_count() reals (r2c, r2r) or complexes (c2c): 1 or 2 reals each.
-  const Index reals = bp_.input_count() * (bp_.kind == Kind::c2c ? 2 : 1);
+  const Index reals = output_reals();
   if (bp_.precision == Precision::float64)
     kernels::scale_array(static_cast<double*>(out), reals, scale_, threads_);
   else

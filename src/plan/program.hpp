@@ -50,6 +50,8 @@ class Program {
   void continue_from(std::size_t position);
   void record(std::size_t position, const exchange::ExchangeTimes& t);
   void scale_output(void* out) const;
+  /// Reals in the direction's output (what scale_output multiplies).
+  core::Index output_reals() const;
   std::size_t add_phase(const std::string& name);
 
   const core::Blueprint& bp_;

@@ -9,9 +9,9 @@ memory of volfft's forward output when ``dimX_K == plan.output_order``: the clas
 so, and hand volfft ``fieldK.transpose(argsort(order))`` (a view, no copy), which volfft reads
 back as memory in its own order, again without a copy.
 
-Normalisation: fluidfft's ``fft`` is scaled by ``1/N`` and its ``ifft`` is not; volfft's
-forward is unscaled. Plans are made with ``scale_backward=False`` and the forward result is
-multiplied by ``1/N`` in place (one pass over the spectral array, the only extra work).
+Normalisation: fluidfft's ``fft`` is scaled by ``1/N`` and its ``ifft`` is not. Plans are made
+with ``scale_forward=True, scale_backward=False`` (numpy's ``norm="forward"``): volfft folds the
+``1/N`` into its first exchange's copies, so no pass over the spectral array is added.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ OPTIONS_VARIABLE = "FLUIDFFT_VOLFFT_OPTIONS"
 DEFAULT_OPTIONS: Dict[str, Any] = {"effort": "measure"}
 
 # Options the plugin sets itself: fluidfft fixes the transform (real, double, its scaling).
-_FIXED = ("scale_backward", "in_place", "kind", "dtype", "padding", "spectral_shape")
+_FIXED = ("scale_backward", "scale_forward", "in_place", "kind", "dtype", "padding", "spectral_shape")
 
 _ALIGNMENT = 64  # bytes: volfft plans FFTW on cache-line aligned buffers
 
@@ -225,12 +225,11 @@ class VolfftFFTBase:
         """Forward transform of ``fieldX`` into ``fieldK``, scaled by 1/N (fluidfft's fft).
 
         No allocation and no copy for C-contiguous arrays of the local shapes (fluidfft's):
-        volfft reads ``fieldX`` and writes ``fieldK``'s memory directly; then one in-place
-        pass scales by 1/N. A non-contiguous ``fieldX`` is copied by volfft into a staging
+        volfft reads ``fieldX`` and writes ``fieldK``'s memory directly, scaled on the way (the
+        plan's ``scale_forward``). A non-contiguous ``fieldX`` is copied by volfft into a staging
         array kept by the plan; ``fieldK`` must be C-contiguous (volfft refuses otherwise).
         """
         self._plan.forward(fieldX, out=fieldK.transpose(self._K_to_global))
-        np.multiply(fieldK, self._inv_coef_norm, out=fieldK)
 
     def ifft_as_arg(self, fieldK: np.ndarray, fieldX: np.ndarray) -> None:
         """Backward transform of ``fieldK`` into ``fieldX``, unscaled (fluidfft's ifft).

@@ -25,7 +25,8 @@ order ``(0, 2, 1)``, which fluidfft's operators do not know: there the class ask
 inside volfft.
 
 Normalisation: fluidfft's fft is ``(1/N) sum f exp(-i k.x)`` and its ifft the unscaled sum;
-the plan is made with ``scale_backward=False`` and the forward output is scaled in place.
+the plan is made with ``scale_forward=True, scale_backward=False``, which volfft folds into its
+first exchange.
 
 Options: ``FLUIDFFT_VOLFFT_OPTIONS="grid=2x2,engine=alltoallv,threads=2"`` (or a subclass's
 ``plan_options``) passes volfft options (grid, engine, effort, threads, ...; default
@@ -50,7 +51,7 @@ def _make_plan(comm, shape, options):
     options = dict(options)
     layout = options.pop("layout", "transposed")
     plan = volfft.Plan(comm, shape, dtype=np.float64, kind="r2c", layout=layout,
-                       scale_backward=False, **options)
+                       scale_forward=True, scale_backward=False, **options)
     # The order follows from the grid, the same on every rank; agreed anyway, since closing
     # and planning again are collective.
     understood = comm.allreduce(int(tuple(plan.output_order) in FLUIDFFT_ORDERS_3D), op=MPI.MIN)
@@ -58,7 +59,7 @@ def _make_plan(comm, shape, options):
         return plan
     plan.close()
     return volfft.Plan(comm, shape, dtype=np.float64, kind="r2c", layout="natural",
-                       scale_backward=False, **options)
+                       scale_forward=True, scale_backward=False, **options)
 
 
 class FFT3DMPIWithVolfft(VolfftFFTBase, BaseFFTMPI):

@@ -16,7 +16,8 @@ fluidfft's 2-D operators implement the distributed spectral layout only transpos
 layout option cannot be changed here (``layout=natural`` is refused), and the grid is always
 slabs (a ``grid`` option is ignored).
 
-Normalisation: as in 3-D, fft scaled by 1/N, ifft unscaled (plan ``scale_backward=False``).
+Normalisation: as in 3-D, fft scaled by 1/N, ifft unscaled (plan ``scale_forward=True,
+scale_backward=False``).
 """
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ class FFT2DMPIWithVolfft(VolfftFFTBase):
             raise ValueError("fluidfft-volfft 2-D: only layout='transposed' (fluidfft's 2-D "
                              f"operators know no other distributed spectral layout), got {layout!r}")
         plan = volfft.Plan(comm, (n0, n1), dtype=np.float64, kind="r2c", layout="transposed",
-                           grid=(comm.size, 1), scale_backward=False, **options)
+                           grid=(comm.size, 1), scale_forward=True, scale_backward=False,
+                           **options)
         self._use_plan(plan)
 
     def get_is_transposed(self) -> bool:

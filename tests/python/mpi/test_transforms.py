@@ -140,6 +140,28 @@ def test_scale_backward_false_gives_n_times_input(comm):
     assert error < 1e-13, f"unscaled round trip differs from N * input by {error:.3g}"
 
 
+@pytest.mark.parametrize("kind,dtype", [("c2c", np.complex128), ("r2c", np.float64)])
+def test_scale_forward_is_numpys_forward_norm(comm, kind, dtype):
+    """scale_forward=True, scale_backward=False: numpy's norm="forward" both ways."""
+    shape = (5, 6, 7)
+    glob = random_global(shape, kind, dtype) if comm.rank == ROOT else None
+    with volfft.Plan(comm, shape, dtype, kind, scale_forward=True, scale_backward=False,
+                     effort="estimate") as plan:
+        flags = (plan.scale_forward, plan.scale_backward)
+        a = volfft.scatter(plan, glob)
+        b = plan.forward(a)
+        spectrum = volfft.gather(plan, b)
+        back = volfft.gather(plan, plan.backward(b), forward_output=False)
+    errors = None
+    if comm.rank == ROOT:
+        fft = np.fft.rfftn if kind == "r2c" else np.fft.fftn
+        errors = (rel_l2(spectrum, fft(glob, norm="forward")), rel_l2(back, glob))
+    forward_error, round_trip = agree(comm, errors)
+    assert flags == (True, False), flags
+    assert forward_error < 1e-13, f"forward differs from numpy's norm='forward' by {forward_error:.3g}"
+    assert round_trip < 1e-13, f"round trip off by {round_trip:.3g}"
+
+
 def test_out_arrays_are_used_in_place(comm):
     with volfft.Plan(comm, (6, 5, 4), kind="r2c", effort="estimate") as plan:
         a = plan.input_array()
