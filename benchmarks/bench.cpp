@@ -1,7 +1,7 @@
 // volfft-bench: times volfft's distributed FFT phase by phase, verifies it, and compares it
 // with FFTW's own MPI transform in the same run. JSON schema: docs/bench-json.md.
 //
-//   mpirun -n P volfft-bench c2c|r2c double|float n0 n1 [n2] [--grid p0xp1|auto|all]
+//   mpirun -n P volfft-bench c2c|r2c|r2r double|float n0 n1 [n2] [--grid p0xp1|auto|all]
 //          [--engine E|auto|all] [--layout transposed|natural] [--effort E] [--iters K]
 //          [--warmup W] [--json FILE] [--compare fftw-mpi[,fftw-serial][,fftw-threads]]
 #include <mpi.h>
@@ -82,7 +82,7 @@ std::string usage() {
     names += std::string(names.empty() ? "" : "|") + to_string(e);
     lines += std::string("         ") + to_string(e) + ": " + summary(e) + "\n";
   }
-  return "usage: volfft-bench c2c|r2c double|float n0 n1 [n2] [--grid p0xp1|auto|all]\n"
+  return "usage: volfft-bench c2c|r2c|r2r double|float n0 n1 [n2] [--grid p0xp1|auto|all]\n"
          "       [--engine " + names + "|all] [--layout transposed|natural]\n" + lines +
          "       [--effort estimate|measure|patient] [--iters K] [--warmup W] [--json FILE]\n"
          "       [--tune SECONDS] (an auto grid/engine is timed for up to SECONDS; default 0: by rule)\n"
@@ -90,7 +90,7 @@ std::string usage() {
          "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
          "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
          "       [--in-place] (one array for input and output: Options::in_place)\n"
-         "       [--kinds K0,K1[,K2]] (per axis: dft, r2c, dct1-4, dst1-4, none; Options::kinds)\n"
+         "       [--kinds K0,K1[,K2]] (per axis: dft, r2c, dct1-4, dst1-4, none; Options::kinds; required by r2r)\n"
          "       [--batch K] [--batch-layout outer|inner] (K fields per call, also timed as K single-field calls)\n"
          "       [--in D] [--out D] (the arrays in D = bricks|slabs|slabs0|slabs1|pencils|pencils0|pencils1|pencils2|\n"
          "        fftw: named distributions; slabs = slabs0, pencils = z-pencils in, x-pencils out; fftw = FFTW-MPI's\n"
