@@ -117,7 +117,8 @@ struct Options {
   /// a velocity field): each exchange moves all of them in one message per partner and each FFT
   /// batch covers them all. The arrays hold `batch` fields in `batch_layout`; input_count(),
   /// output_count(), workspace_bytes() and in_place_bytes() count all of them. batch_layout inner
-  /// does not combine with in_place.
+  /// combines with in_place in c2c and r2r plans, not r2c (an interleaved field's complex rows
+  /// cover the other fields' real rows, so its transform could not run field by field).
   int batch = 1;
   BatchLayout batch_layout = BatchLayout::outer;
   /// Placement: rank_order[g] = rank in the communicator that takes virtual grid position

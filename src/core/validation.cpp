@@ -140,9 +140,10 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
       throw Error("volfft: kinds does not combine with spectral_shape (padding keeps the low DFT frequencies of "
                   "every axis); leave kinds empty for a padded transform");
   }
-  if (options.in_place && options.batch > 1 && options.batch_layout == BatchLayout::inner)
-    throw Error("volfft: in_place does not combine with batch_layout 'inner' (interleaved fields); use batch_layout "
-                "'outer' for an in-place batch");
+  if (options.in_place && options.batch > 1 && options.batch_layout == BatchLayout::inner && kind == Kind::r2c)
+    throw Error("volfft: in_place with batch_layout 'inner' takes c2c and r2r plans, not r2c: interleaved fields' "
+                "complex rows would overwrite the other fields' real rows (transform field by field); use "
+                "batch_layout 'outer', or two arrays");
   if (options.in_place && !options.spectral_shape.empty())
     throw Error("volfft: in_place does not combine with spectral_shape (a padded transform's two sides differ in "
                 "size and order, so one array cannot hold both while it is transformed); use two arrays");

@@ -129,10 +129,10 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
       throw Error("volfft_fftw3_mpi: expected one r2r kind per dimension");
     for (int k : r.r2r_kinds) o.kinds.push_back(axis_kind(k));
   }
-  if (in_place_ && r.howmany > 1) {
-    // volfft's in-place plans take no interleaved (inner) batch; FFTW's in-place howmany is the
-    // out-of-place plan from a copy of the input (FFTW-MPI's two sides have the same layout in
-    // place and out of place, r2c rows padded both ways), made at planning like r2r's staging.
+  if (in_place_ && r.howmany > 1 && kind == Kind::r2c) {
+    // volfft's in-place r2c plans take no interleaved (inner) batch; FFTW's in-place r2c howmany
+    // is the out-of-place plan from a copy of the input (FFTW-MPI's two sides have the same
+    // layout in place and out of place, rows padded both ways), the copy made at planning.
     o.in_place = false;
     copy_in_place_ = true;
   } else {
@@ -140,11 +140,11 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
   }
   plan_ = std::make_unique<Plan>(r.comm, r.n, kind, r.precision, o, x.array, y.array);
   if (copy_in_place_) {
-    // FFTW's input is volfft's forward input, or its output side for a backward transform: reals
-    // for r2c's real side and for r2r, complex values otherwise.
+    // FFTW's input is volfft's forward input (reals), or its output side for a backward
+    // transform (complex values).
     const std::size_t real = real_bytes(r.precision), complex = 2 * real;
     const std::size_t bytes = backward_ ? static_cast<std::size_t>(plan_->output_count()) * complex
-                              : static_cast<std::size_t>(plan_->input_count()) * (kind == Kind::c2c ? complex : real);
+                              : static_cast<std::size_t>(plan_->input_count()) * real;
     staging_in_.resize(bytes);
   }
 }

@@ -52,12 +52,12 @@ class MpiPlan {
   bool backward_ = false;  // dft with FFTW_BACKWARD, c2r: volfft's backward()
   bool in_place_ = false;
   bool empty_ = false;          // this rank holds nothing of either side (its arrays are not read)
-  bool copy_in_place_ = false;  // in place with howmany > 1: out of place from a copy (staging_in_)
+  bool copy_in_place_ = false;  // r2c in place with howmany > 1: out of place from a copy (staging_in_)
   void* in_ = nullptr;
   void* out_ = nullptr;
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<Reshape> reshape_;
-  // An in-place transpose, or an in-place transform of howmany > 1 fields, copies its input
+  // An in-place transpose, or an in-place r2c/c2r of howmany > 1 fields, copies its input
   // aside first (a reshape reads one array, writes another). Allocated at planning, never per call.
   std::vector<unsigned char> staging_in_;
 };

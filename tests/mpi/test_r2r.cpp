@@ -393,6 +393,11 @@ int main(int argc, char** argv) {
           run_real({7, 5, 6}, {AxisKind::dst2, AxisKind::dct2, AxisKind::dct1}, o, what);
           run_real({7, 5, 6}, {AxisKind::dst2, AxisKind::dct2, AxisKind::dct1}, o, what, true);
         }
+    for (Engine e : {Engine::alltoallv, Engine::node}) {
+      Options o;  // interleaved fields in place (FFTW-MPI's in-place howmany)
+      o.engine = e, o.batch = 2, o.batch_layout = BatchLayout::inner, o.in_place = true, o.effort = Effort::estimate;
+      run_real({7, 5, 6}, {AxisKind::dct2, AxisKind::dst3, AxisKind::dct4}, o, std::string(to_string(e)) + " batch 2 inner in place");
+    }
     {
       Options o;
       o.effort = Effort::estimate;
