@@ -7,13 +7,26 @@
  *   a 3-D N^3 transform, forward then backward, REPS timed rounds after one warm-up; prints the
  *   median and the spread of the rounds' times (each the maximum over ranks) in ms. transposed:
  *   FFTW_MPI_TRANSPOSED_OUT forward and TRANSPOSED_IN backward (FFTW-MPI's fastest
- *   distributed mode); inplace: one array. Plans with FFTW_MEASURE. */
+ *   distributed mode); inplace: one array. Plans with FFTW_MEASURE. Also prints the peak resident
+ *   memory (VmHWM of /proc/self/status, the largest over ranks) against the bytes of the
+ *   program's own arrays on that rank: what the library needs beyond the data. */
 #include <complex.h>
 #include <fftw3-mpi.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Peak resident memory of this process in bytes (VmHWM), 0 where /proc does not say. */
+static double peak_resident_bytes(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  double kib = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, "VmHWM:", 6) == 0) kib = atof(line + 6);
+  if (f) fclose(f);
+  return kib * 1024;
+}
 
 static int compare(const void* a, const void* b) {
   const double x = *(const double*)a, y = *(const double*)b;
@@ -91,10 +104,21 @@ int main(int argc, char** argv) {
       }
   MPI_Allreduce(MPI_IN_PLACE, &error, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   qsort(times, (size_t)reps, sizeof(double), compare);
+  /* the rank with the largest peak, and its own arrays (FFTW's allocation size, 1 or 2 arrays) */
+  double peak[2] = {peak_resident_bytes(), (double)(alloc + 1) * sizeof(fftw_complex) * (inplace ? 1 : 2)}, worst[2];
+  struct {
+    double value;
+    int rank;
+  } mine = {peak[0], rank}, top;
+  MPI_Allreduce(&mine, &top, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  worst[0] = top.value, worst[1] = peak[1];
+  MPI_Bcast(&worst[1], 1, MPI_DOUBLE, top.rank, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("%s %s %td^3 np %d%s%s: fwd+bwd median %.2f ms (min %.2f, max %.2f), planning %.1f s, round-trip error %.1e\n",
+    printf("%s %s %td^3 np %d%s%s: fwd+bwd median %.2f ms (min %.2f, max %.2f), planning %.1f s, round-trip error %.1e, "
+           "peak resident %.1f MiB/rank for %.1f MiB of arrays (%.2fx)\n",
            argv[0], argv[1], n, ranks, transposed ? " transposed" : "", inplace ? " in-place" : "",
-           1e3 * times[reps / 2], 1e3 * times[0], 1e3 * times[reps - 1], planning, error);
+           1e3 * times[reps / 2], 1e3 * times[0], 1e3 * times[reps - 1], planning, error, worst[0] / 1048576.0,
+           worst[1] / 1048576.0, worst[0] / worst[1]);
   fftw_destroy_plan(forward), fftw_destroy_plan(backward);
   fftw_free(spectrum);
   if (!inplace) fftw_free(data);

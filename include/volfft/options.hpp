@@ -143,7 +143,8 @@ struct Options {
   bool verbose = false;
   /// Optional user-owned workspace; nullptr = the plan allocates its own. When given it must
   /// hold at least Plan::workspace_bytes() for the same shape/kind/options (query with
-  /// Plan::required_workspace_bytes before creating the plan) and outlive the plan.
+  /// Plan::required_workspace_bytes before creating the plan) and outlive the plan. Its contents
+  /// are overwritten while the plan is made (FFTs are planned on it) and by every transform.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 };

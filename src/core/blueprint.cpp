@@ -272,15 +272,18 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   // fields go through the buffers one at a time (field_layout).
   bp.buffer_elements = bp.exchanges.empty() ? capacity : capacity * bp.fields;
   const std::size_t exchanges = bp.exchanges.size();
-  // Forward: stage arrays (all but the last, which is the user's output) + one send area.
+  // Forward: stage arrays (all but the last, which is the user's output) + one send area (not for
+  // alltoallw, whose datatypes read the source array itself).
   // Backward r2c additionally needs a complex array before the final c2r transform.
   // In place, the backward c2r runs in the user's array (array_of), so r2c needs none of that.
+  bp.send_area = engine.send_area;
+  const int send = bp.send_area ? 1 : 0;
   const bool complex_before_c2r = kind == Kind::r2c && !bp.in_place;
-  bp.buffer_count = exchanges == 0 ? (complex_before_c2r ? 1 : 0) : static_cast<int>(exchanges) + 1;
-  if (exchanges == 1 && complex_before_c2r) bp.buffer_count = 3;
+  bp.buffer_count = exchanges == 0 ? (complex_before_c2r ? 1 : 0) : static_cast<int>(exchanges) + send;
+  if (exchanges == 1 && complex_before_c2r) bp.buffer_count = 2 + send;  // array_of's spare buffer
   // Padded: the last forward stage transforms in a buffer (its FFT length exceeds the output)
   // and truncates into the output.
-  if (bp.padded) bp.buffer_count = exchanges == 0 ? 1 : 3;
+  if (bp.padded) bp.buffer_count = exchanges == 0 ? 1 : 2 + send;
   // An engine that overlaps cannot receive into the array it is still transforming: a fourth
   // buffer is its receive area.
   if (exchanges > 0 && engine.receive_area) bp.buffer_count = 4;
@@ -292,12 +295,13 @@ ArrayPlace array_of(const Blueprint& bp, bool forward, std::size_t s) {
   auto buffer = [](int b) { return ArrayPlace{false, b}; };
   const ArrayPlace user{true, 0};
   // A padded plan's last stage transforms full-length lines in a buffer free at that point,
-  // then truncates into the output.
-  if (forward && s + 1 == S && bp.padded) return buffer(S == 2 ? 2 : 0);
+  // then truncates into the output. With two stages that is the one after the send area.
+  const int spare = bp.send_area ? 2 : 1;
+  if (forward && s + 1 == S && bp.padded) return buffer(S == 2 ? spare : 0);
   if (forward) return s + 1 == S ? user : buffer(static_cast<int>(s));
   if (s == 0) {
     if (bp.kind != Kind::r2c || bp.in_place) return user;
-    return buffer(S == 2 ? 2 : 0);
+    return buffer(S == 2 ? spare : 0);
   }
   if (s + 1 == S) return buffer(0);
   return buffer(static_cast<int>((S - 1 - s) % 2));

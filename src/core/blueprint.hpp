@@ -85,6 +85,7 @@ struct Blueprint {
   Index element_bytes = 16;
   Index buffer_elements = 0;  ///< complex capacity of each internal buffer (all fields)
   int buffer_count = 0;       ///< internal buffers the plan uses (array_of)
+  bool send_area = true;      ///< buffer send_buffer() is the engine's send area (not alltoallw's)
 
   Index input_count() const { return real_storage.size() * fields; }
   /// The plan's arrays hold reals (Kind::r2r), not complex values.
@@ -132,11 +133,12 @@ std::array<Index, 3> strides_of(const Box& box, const Order& order, Index unit);
 /// `buffer`. The buffer rule, with S stages and E = S - 1 exchanges:
 ///   forward : stage s lives in buffer s, the last stage in the user's output (a padded plan's
 ///             last stage in a free buffer, truncated into the output); exchange k goes from
-///             stage k's array to stage k+1's with buffer E as its send area (send_buffer).
+///             stage k's array to stage k+1's with buffer E as its send area (send_buffer;
+///             none for alltoallw, whose datatypes read the stage array: Blueprint::send_area).
 ///   backward: stage S-1 is read from the user's input into buffer 0; stage s (0 < s < S-1)
 ///             lives in buffer (S-1-s) % 2; stage 0 is the user's output (c2c, r2r, and in-place
 ///             r2c, whose c2r then runs in place) or a complex buffer (r2c) that the final c2r
-///             transform reads.
+///             transform reads (S = 2: the buffer after the send area, else buffer 0).
 ///   in place: the user's output is the input too. Only a stage without an exchange (one rank)
 ///             reads and writes it in the same op (planned in place, stage_ops.cpp); with
 ///             exchanges the input is read into buffer 0 before anything writes the output.

@@ -8,14 +8,14 @@ const std::vector<EngineInfo>& engine_catalogue() {
   // Adding an engine: its enum value, one line here, one file in src/exchange/ and one line in
   // src/exchange/factory.cpp.
   static const std::vector<EngineInfo> catalogue = {
-      {Engine::automatic, "auto", "chosen by the planner (measured with effort measure/patient)", false, false, false, false},
-      {Engine::alltoallv, "alltoallv", "pack exact blocks, MPI_Alltoallv, unpack", false, false, true, false},
-      {Engine::alltoall, "alltoall", "pack equal blocks padded to the largest, MPI_Alltoall", false, true, true, false},
-      {Engine::alltoallw, "alltoallw", "MPI derived datatypes on both sides, no packing by volfft", false, false, false, true},
-      {Engine::p2p, "p2p", "pack, persistent Send/Recv pairs in a pairwise schedule, unpack", false, false, true, false},
-      {Engine::pipelined, "pipelined", "chunks of planes: FFT a chunk, start its exchange, compute the next", true, false, true, false},
-      {Engine::persistent, "persistent", "alltoallv through an MPI-4 persistent request made once per plan", false, false, true, false},
-      {Engine::node, "node", "ranks of a node read each other's arrays in shared memory; MPI between nodes", false, false, true, false},
+      {Engine::automatic, "auto", "chosen by the planner (measured with effort measure/patient)", false, true, false, false, false},
+      {Engine::alltoallv, "alltoallv", "pack exact blocks, MPI_Alltoallv, unpack", false, true, false, true, false},
+      {Engine::alltoall, "alltoall", "pack equal blocks padded to the largest, MPI_Alltoall", false, true, true, true, false},
+      {Engine::alltoallw, "alltoallw", "MPI derived datatypes on both sides, no packing by volfft", false, false, false, false, true},
+      {Engine::p2p, "p2p", "pack, persistent Send/Recv pairs in a pairwise schedule, unpack", false, true, false, true, false},
+      {Engine::pipelined, "pipelined", "chunks of planes: FFT a chunk, start its exchange, compute the next", true, true, false, true, false},
+      {Engine::persistent, "persistent", "alltoallv through an MPI-4 persistent request made once per plan", false, true, false, true, false},
+      {Engine::node, "node", "ranks of a node read each other's arrays in shared memory; MPI between nodes", false, true, false, true, false},
   };
   return catalogue;
 }

@@ -14,6 +14,7 @@ struct EngineInfo {
   const char* name;     ///< the option value ("auto" for Engine::automatic)
   const char* summary;  ///< one line for help texts and docs
   bool receive_area;    ///< needs a receive buffer apart from its source array (overlap)
+  bool send_area;       ///< packs into a send buffer (all but alltoallw, whose datatypes read the source)
   bool padded_blocks;   ///< sends equal blocks padded to the group's largest block
   bool tuned;           ///< a candidate of the measured planner at effort "measure"
   bool tuned_patient;   ///< a candidate at effort "patient" only

@@ -47,7 +47,8 @@ struct Communicators {
   }
 };
 
-// 64-byte aligned scratch of at least `bytes`, for planning and timing.
+// 64-byte aligned scratch of at least `bytes`, for planning and timing; or (raw null) one of the
+// plan's own buffers lent for that (allocate()).
 struct Scratch {
   std::unique_ptr<unsigned char[]> raw;
   void* data = nullptr;
@@ -59,8 +60,9 @@ struct Scratch {
 
 // Bytes of an array that can stand in for any of the plan's arrays while planning.
 std::size_t scratch_bytes(const core::Blueprint& bp) {
-  const Index most = std::max({bp.buffer_elements, bp.input_count(), bp.output_count()});
-  return static_cast<std::size_t>(most * bp.element_bytes);
+  return static_cast<std::size_t>(std::max({bp.buffer_elements * bp.element_bytes,
+                                            bp.input_count() * bp.input_element_bytes(),
+                                            bp.output_count() * bp.element_bytes}));
 }
 
 int virtual_rank(const Options& options, int rank) {
@@ -230,8 +232,9 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   mpi::agree_or_throw(comm, why);
 
   // FFTW_MEASURE overwrites what it plans on and the user's arrays do not exist yet: planning
-  // (and timing backends) uses scratch arrays, 64-byte aligned like the plan's own
-  // buffers, allocated with them (agreed) and freed after.
+  // (and timing backends) uses the plan's own buffers where they are large enough, else
+  // scratch arrays, 64-byte aligned like the buffers, allocated with them (agreed) and freed
+  // after (allocate()).
   std::array<Scratch, 3> scratch;
   allocate(scratch);
   resolve_backend(scratch);
@@ -496,10 +499,19 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
                                                     options.workspace ? 0 : bp.workspace_bytes());
   std::string problem;
   unsigned char* base = nullptr;
+  // Two arrays to plan FFTs on (FFTW_MEASURE writes what it plans on), a third to time backends
+  // on when the backend is chosen by timing. The plan's own buffers serve where they are large
+  // enough: they hold nothing yet, and scratch beside them would raise the peak memory of
+  // planning by up to three arrays (the peak a memory-bound run is sized by). Scratch, freed after
+  // planning, only for the rest.
+  const std::size_t planning_arrays = options.backend == Backend::automatic ? 3u : 2u;
+  const std::size_t buffer_bytes = static_cast<std::size_t>(bp.buffer_elements * bp.element_bytes);
+  const bool buffers_serve = buffer_bytes >= scratch_bytes(bp);
+  std::size_t scratch_count = 0;
+  for (std::size_t k = 0; k < planning_arrays; ++k)
+    if (!buffers_serve || static_cast<int>(k) >= bp.buffer_count) ++scratch_count;
   try {
-    // Two to plan FFTs on, a third to time backends on when the backend is chosen by timing.
-    for (std::size_t k = 0; k < (options.backend == Backend::automatic ? 3u : 2u); ++k)
-      scratch[k] = Scratch(scratch_bytes(bp));
+    for (std::size_t k = planning_arrays - scratch_count; k < planning_arrays; ++k) scratch[k] = Scratch(scratch_bytes(bp));
     if (options.workspace) {
       base = static_cast<unsigned char*>(options.workspace);
     } else if (shared) {
@@ -511,20 +523,20 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   } catch (const std::bad_alloc&) {
     problem = "volfft: could not allocate the plan's workspace of " +
               std::to_string(options.workspace ? 0 : bp.workspace_bytes()) + " bytes (Plan::workspace_bytes()) and " +
-              std::to_string((options.backend == Backend::automatic ? 3 : 2) * (scratch_bytes(bp) + 64)) +
+              std::to_string(scratch_count * (scratch_bytes(bp) + 64)) +
               " bytes of planning scratch (freed after planning); use more ranks or pass Options::workspace";
   } catch (const MpiError& e) {
     problem = e.what();
   }
   mpi::agree_or_throw(comm(), problem);
   // 64-byte aligned buffers: FFTW's SIMD plans are made for them.
-  const std::size_t bytes = static_cast<std::size_t>(bp.buffer_elements * bp.element_bytes);
   for (int b = 0; b < bp.buffer_count; ++b) {
     auto p = reinterpret_cast<std::uintptr_t>(base);
     p = (p + 63) & ~static_cast<std::uintptr_t>(63);
     w[static_cast<std::size_t>(b)] = reinterpret_cast<void*>(p);
-    base = reinterpret_cast<unsigned char*>(p) + bytes;
+    base = reinterpret_cast<unsigned char*>(p) + buffer_bytes;
   }
+  for (std::size_t k = 0; k < planning_arrays - scratch_count; ++k) scratch[k].data = w[k];
 }
 
 std::string Plan::Impl::type_error(bool forward, bool real_in, bool real_out, Precision precision) const {

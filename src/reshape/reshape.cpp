@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/cover.hpp"
+#include "core/engines.hpp"
 #include "exchange/exchange.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
@@ -133,7 +134,7 @@ struct Reshape::Impl {
 
   // Elements of each area (send, receive): both directions share them.
   Index area_elements(Engine e) const {
-    if (e == Engine::alltoallw) return 0;
+    if (!core::engine_info(e).send_area) return 0;  // alltoallw: datatypes, no areas
     if (e == Engine::alltoall) return transfer.max_block * transfer.from_fields.count * transfer.size();
     return std::max(sent, received);
   }

@@ -273,6 +273,39 @@ void workspace_holds_every_stage() {
   }
 }
 
+// alltoallw packs nothing (its datatypes read the stage array), so its plans have no send area:
+// one buffer less than alltoallv's for every kind, grid, padding and in-place choice, and the
+// spare buffer of a two-stage plan (padded forward, r2c backward) is the one after the stages.
+void alltoallw_needs_no_send_area() {
+  struct Case {
+    Kind kind;
+    std::array<int, 2> grid;
+    bool padded, in_place;
+  };
+  for (const Case& c : std::vector<Case>{{Kind::c2c, {2, 1}, false, false}, {Kind::r2c, {2, 1}, false, false},
+                                         {Kind::r2c, {2, 1}, true, false}, {Kind::c2c, {2, 2}, false, false},
+                                         {Kind::r2c, {2, 2}, false, false}, {Kind::c2c, {2, 2}, true, false},
+                                         {Kind::r2c, {2, 1}, false, true}, {Kind::c2c, {1, 4}, false, true}}) {
+    Options o;
+    o.grid = c.grid, o.in_place = c.in_place;
+    if (c.padded) o.spectral_shape = {8, 8, 8};
+    const int P = c.grid[0] * c.grid[1];
+    o.engine = Engine::alltoallv;
+    const Blueprint v = core::make_blueprint(P, 0, {12, 12, 12}, c.kind, Precision::float64, o);
+    o.engine = Engine::alltoallw;
+    const Blueprint w = core::make_blueprint(P, 0, {12, 12, 12}, c.kind, Precision::float64, o);
+    const std::string label = std::string(to_string(c.kind)) + " grid " + std::to_string(c.grid[0]) + "x" +
+                              std::to_string(c.grid[1]) + (c.padded ? " padded" : "") + (c.in_place ? " in place" : "");
+    CHECK_MSG(v.send_area && !w.send_area, label);
+    CHECK_MSG(w.buffer_count == v.buffer_count - 1, label << ": buffers " << w.buffer_count << " vs " << v.buffer_count);
+    for (bool forward : {true, false})
+      for (std::size_t s = 0; s < w.stages.size(); ++s) {
+        const core::ArrayPlace at = core::array_of(w, forward, s);
+        CHECK_MSG(at.user_output || at.buffer < w.buffer_count, label << ": stage " << s << " in buffer " << at.buffer);
+      }
+  }
+}
+
 // In place: the r2c input rows are padded to 2(n/2+1) reals, the one array holds the larger
 // side, and the backward c2r runs in the user's array, so r2c needs one buffer less (none at
 // one rank); the stages and exchanges are those of the out-of-place plan.
@@ -312,5 +345,6 @@ int main() {
        {"memory_orders", memory_orders},
        {"strides_and_offsets", strides_and_offsets},
        {"workspace_holds_every_stage", workspace_holds_every_stage},
-       {"in_place_blueprints", in_place_blueprints}});
+       {"in_place_blueprints", in_place_blueprints},
+       {"alltoallw_needs_no_send_area", alltoallw_needs_no_send_area}});
 }
