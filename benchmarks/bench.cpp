@@ -733,15 +733,17 @@ int main(int argc, char** argv) {
     std::vector<bench::PeerTimes> peer_mpi, peer_serial, peer_threads;
     const std::vector<std::int64_t> transform_shape = a.pad.empty() ? a.shape : a.pad;
     if (a.fftw_mpi)
-      peer_mpi = bench::time_fftw_mpi(MPI_COMM_WORLD, transform_shape, a.kind, a.kinds, a.precision, a.effort, a.warmup,
-                                      a.iters);
+      peer_mpi = bench::time_fftw_mpi(MPI_COMM_WORLD, transform_shape, a.kind, a.kinds, a.batch, a.precision, a.effort,
+                                      a.warmup, a.iters);
     if ((a.fftw_serial || a.fftw_threads) && size != 1)
       throw Error("volfft-bench: --compare fftw-serial/fftw-threads compares with one process: run with -n 1");
     if (a.fftw_serial)
-      peer_serial = bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.precision, a.effort, 1, a.warmup, a.iters);
+      peer_serial =
+          bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.batch, a.precision, a.effort, 1, a.warmup, a.iters);
     if (a.fftw_threads)
       peer_threads =
-          bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.precision, a.effort, a.threads, a.warmup, a.iters);
+          bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.batch, a.precision, a.effort, a.threads, a.warmup,
+                                  a.iters);
     auto report = [&](const char* name, const std::vector<bench::PeerTimes>& modes) {
       if (rank != 0 || modes.empty()) return;
       const std::size_t best = bench::fastest(modes);

@@ -44,35 +44,40 @@ struct D {
   using plan = fftw_plan;
 #if VOLFFT_BENCH_FFTW_MPI
   static void init() { fftw_mpi_init(); }
-  static ptrdiff_t local_size(int r, const ptrdiff_t* n, MPI_Comm c, ptrdiff_t* a, ptrdiff_t* b, ptrdiff_t* x, ptrdiff_t* y) {
-    return fftw_mpi_local_size_transposed(r, n, c, a, b, x, y);
+  // The "many" forms: h interleaved fields (howmany), FFTW's default blocks.
+  static ptrdiff_t local_size(int r, const ptrdiff_t* n, ptrdiff_t h, MPI_Comm c, ptrdiff_t* a, ptrdiff_t* b,
+                              ptrdiff_t* x, ptrdiff_t* y) {
+    return fftw_mpi_local_size_many_transposed(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, c, a, b, x, y);
   }
-  static plan dft(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, int s, unsigned f) {
-    return fftw_mpi_plan_dft(r, n, (cplx*)i, (cplx*)o, c, s, f);
+  static plan dft(int r, const ptrdiff_t* n, ptrdiff_t h, void* i, void* o, MPI_Comm c, int s, unsigned f) {
+    return fftw_mpi_plan_many_dft(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, (cplx*)i, (cplx*)o, c, s, f);
   }
-  static plan r2c(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
-    return fftw_mpi_plan_dft_r2c(r, n, (real*)i, (cplx*)o, c, f);
+  static plan r2c(int r, const ptrdiff_t* n, ptrdiff_t h, void* i, void* o, MPI_Comm c, unsigned f) {
+    return fftw_mpi_plan_many_dft_r2c(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, (real*)i, (cplx*)o, c, f);
   }
-  static plan c2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
-    return fftw_mpi_plan_dft_c2r(r, n, (cplx*)i, (real*)o, c, f);
+  static plan c2r(int r, const ptrdiff_t* n, ptrdiff_t h, void* i, void* o, MPI_Comm c, unsigned f) {
+    return fftw_mpi_plan_many_dft_c2r(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, (cplx*)i, (real*)o, c, f);
   }
-  static plan r2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, const fftw_r2r_kind* k, unsigned f) {
-    return fftw_mpi_plan_r2r(r, n, (real*)i, (real*)o, c, k, f);
+  static plan r2r(int r, const ptrdiff_t* n, ptrdiff_t h, void* i, void* o, MPI_Comm c, const fftw_r2r_kind* k,
+                  unsigned f) {
+    return fftw_mpi_plan_many_r2r(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, (real*)i, (real*)o, c, k, f);
   }
 #endif
   static void* alloc(std::size_t bytes) { return fftw_malloc(bytes); }
   static void release(void* p) { fftw_free(p); }
-  static plan serial_dft(int r, const int* n, void* i, void* o, int s, unsigned f) {
-    return fftw_plan_dft(r, n, (cplx*)i, (cplx*)o, s, f);
+  // The advanced interface: h interleaved fields (stride h, distance 1), the arrays' shapes
+  // `ie`/`oe` (an in-place r2c's real rows are padded).
+  static plan serial_dft(int r, const int* n, int h, void* i, void* o, int s, unsigned f) {
+    return fftw_plan_many_dft(r, n, h, (cplx*)i, nullptr, h, 1, (cplx*)o, nullptr, h, 1, s, f);
   }
-  static plan serial_r2c(int r, const int* n, void* i, void* o, unsigned f) {
-    return fftw_plan_dft_r2c(r, n, (real*)i, (cplx*)o, f);
+  static plan serial_r2c(int r, const int* n, int h, const int* ie, void* i, void* o, unsigned f) {
+    return fftw_plan_many_dft_r2c(r, n, h, (real*)i, ie, h, 1, (cplx*)o, nullptr, h, 1, f);
   }
-  static plan serial_c2r(int r, const int* n, void* i, void* o, unsigned f) {
-    return fftw_plan_dft_c2r(r, n, (cplx*)i, (real*)o, f);
+  static plan serial_c2r(int r, const int* n, int h, const int* oe, void* i, void* o, unsigned f) {
+    return fftw_plan_many_dft_c2r(r, n, h, (cplx*)i, nullptr, h, 1, (real*)o, oe, h, 1, f);
   }
-  static plan serial_r2r(int r, const int* n, void* i, void* o, const fftw_r2r_kind* k, unsigned f) {
-    return fftw_plan_r2r(r, n, (real*)i, (real*)o, k, f);
+  static plan serial_r2r(int r, const int* n, int h, void* i, void* o, const fftw_r2r_kind* k, unsigned f) {
+    return fftw_plan_many_r2r(r, n, h, (real*)i, nullptr, h, 1, (real*)o, nullptr, h, 1, k, f);
   }
   static void threads(int t) {
     fftw_init_threads();
@@ -87,35 +92,40 @@ struct F {
   using plan = fftwf_plan;
 #if VOLFFT_BENCH_FFTW_MPI
   static void init() { fftwf_mpi_init(); }
-  static ptrdiff_t local_size(int r, const ptrdiff_t* n, MPI_Comm c, ptrdiff_t* a, ptrdiff_t* b, ptrdiff_t* x, ptrdiff_t* y) {
-    return fftwf_mpi_local_size_transposed(r, n, c, a, b, x, y);
+  // The "many" forms: h interleaved fields (howmany), FFTW's default blocks.
+  static ptrdiff_t local_size(int r, const ptrdiff_t* n, ptrdiff_t h, MPI_Comm c, ptrdiff_t* a, ptrdiff_t* b,
+                              ptrdiff_t* x, ptrdiff_t* y) {
+    return fftwf_mpi_local_size_many_transposed(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, c, a, b, x, y);
   }
-  static plan dft(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, int s, unsigned f) {
-    return fftwf_mpi_plan_dft(r, n, (cplx*)i, (cplx*)o, c, s, f);
+  static plan dft(int r, const ptrdiff_t* n, ptrdiff_t h, void* i, void* o, MPI_Comm c, int s, unsigned f) {
+    return fftwf_mpi_plan_many_dft(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, (cplx*)i, (cplx*)o, c, s, f);
   }
-  static plan r2c(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
-    return fftwf_mpi_plan_dft_r2c(r, n, (real*)i, (cplx*)o, c, f);
+  static plan r2c(int r, const ptrdiff_t* n, ptrdiff_t h, void* i, void* o, MPI_Comm c, unsigned f) {
+    return fftwf_mpi_plan_many_dft_r2c(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, (real*)i, (cplx*)o, c, f);
   }
-  static plan c2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, unsigned f) {
-    return fftwf_mpi_plan_dft_c2r(r, n, (cplx*)i, (real*)o, c, f);
+  static plan c2r(int r, const ptrdiff_t* n, ptrdiff_t h, void* i, void* o, MPI_Comm c, unsigned f) {
+    return fftwf_mpi_plan_many_dft_c2r(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, (cplx*)i, (real*)o, c, f);
   }
-  static plan r2r(int r, const ptrdiff_t* n, void* i, void* o, MPI_Comm c, const fftw_r2r_kind* k, unsigned f) {
-    return fftwf_mpi_plan_r2r(r, n, (real*)i, (real*)o, c, k, f);
+  static plan r2r(int r, const ptrdiff_t* n, ptrdiff_t h, void* i, void* o, MPI_Comm c, const fftw_r2r_kind* k,
+                  unsigned f) {
+    return fftwf_mpi_plan_many_r2r(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, (real*)i, (real*)o, c, k, f);
   }
 #endif
   static void* alloc(std::size_t bytes) { return fftwf_malloc(bytes); }
   static void release(void* p) { fftwf_free(p); }
-  static plan serial_dft(int r, const int* n, void* i, void* o, int s, unsigned f) {
-    return fftwf_plan_dft(r, n, (cplx*)i, (cplx*)o, s, f);
+  // The advanced interface: h interleaved fields (stride h, distance 1), the arrays' shapes
+  // `ie`/`oe` (an in-place r2c's real rows are padded).
+  static plan serial_dft(int r, const int* n, int h, void* i, void* o, int s, unsigned f) {
+    return fftwf_plan_many_dft(r, n, h, (cplx*)i, nullptr, h, 1, (cplx*)o, nullptr, h, 1, s, f);
   }
-  static plan serial_r2c(int r, const int* n, void* i, void* o, unsigned f) {
-    return fftwf_plan_dft_r2c(r, n, (real*)i, (cplx*)o, f);
+  static plan serial_r2c(int r, const int* n, int h, const int* ie, void* i, void* o, unsigned f) {
+    return fftwf_plan_many_dft_r2c(r, n, h, (real*)i, ie, h, 1, (cplx*)o, nullptr, h, 1, f);
   }
-  static plan serial_c2r(int r, const int* n, void* i, void* o, unsigned f) {
-    return fftwf_plan_dft_c2r(r, n, (cplx*)i, (real*)o, f);
+  static plan serial_c2r(int r, const int* n, int h, const int* oe, void* i, void* o, unsigned f) {
+    return fftwf_plan_many_dft_c2r(r, n, h, (cplx*)i, nullptr, h, 1, (real*)o, oe, h, 1, f);
   }
-  static plan serial_r2r(int r, const int* n, void* i, void* o, const fftw_r2r_kind* k, unsigned f) {
-    return fftwf_plan_r2r(r, n, (real*)i, (real*)o, k, f);
+  static plan serial_r2r(int r, const int* n, int h, void* i, void* o, const fftw_r2r_kind* k, unsigned f) {
+    return fftwf_plan_many_r2r(r, n, h, (real*)i, nullptr, h, 1, (real*)o, nullptr, h, 1, k, f);
   }
   static void threads(int t) {
     fftwf_init_threads();
@@ -202,7 +212,7 @@ void time_pairs(PeerTimes& t, typename A::plan pf, typename A::plan pb, void* in
 #if VOLFFT_BENCH_FFTW_MPI
 template <class A>
 PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk,
-                    volfft::Effort effort, bool transposed, bool in_place, int warmup, int iters) {
+                    int howmany, volfft::Effort effort, bool transposed, bool in_place, int warmup, int iters) {
   A::init();
   const int r = static_cast<int>(shape.size());
   std::vector<ptrdiff_t> n(shape.begin(), shape.end()), nc = n;
@@ -211,7 +221,7 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
   ptrdiff_t n0, s0, n1, s1;
   // Complex elements per rank, enough for either side and for in place (FFTW-MPI pads real
   // arrays' last axis to 2*(n/2+1)).
-  const ptrdiff_t count = A::local_size(r, nc.data(), comm, &n0, &s0, &n1, &s1);
+  const ptrdiff_t count = A::local_size(r, nc.data(), howmany, comm, &n0, &s0, &n1, &s1);
   const std::size_t bytes = std::max<ptrdiff_t>(count, 1) * sizeof(typename A::cplx);
   void* in = A::alloc(bytes);
   void* out = in_place ? in : A::alloc(bytes);
@@ -225,12 +235,13 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
   double t0 = MPI_Wtime();
   // r2r: real arrays of the same local sizes (FFTW-MPI's local_size counts reals for r2r).
   const bool r2r = kind == volfft::Kind::r2r;
-  typename A::plan pf = r2r    ? A::r2r(r, n.data(), in, out, comm, rk.forward.data(), fo)
-                        : real ? A::r2c(r, n.data(), in, out, comm, fo)
-                               : A::dft(r, n.data(), in, out, comm, FFTW_FORWARD, fo);
-  typename A::plan pb = r2r    ? A::r2r(r, n.data(), out, back, comm, rk.backward.data(), fi)
-                        : real ? A::c2r(r, n.data(), out, back, comm, fi)
-                               : A::dft(r, n.data(), out, back, comm, FFTW_BACKWARD, fi);
+  const ptrdiff_t h = howmany;
+  typename A::plan pf = r2r    ? A::r2r(r, n.data(), h, in, out, comm, rk.forward.data(), fo)
+                        : real ? A::r2c(r, n.data(), h, in, out, comm, fo)
+                               : A::dft(r, n.data(), h, in, out, comm, FFTW_FORWARD, fo);
+  typename A::plan pb = r2r    ? A::r2r(r, n.data(), h, out, back, comm, rk.backward.data(), fi)
+                        : real ? A::c2r(r, n.data(), h, out, back, comm, fi)
+                               : A::dft(r, n.data(), h, out, back, comm, FFTW_BACKWARD, fi);
   t.plan_seconds = max_over(comm, MPI_Wtime() - t0);
   if (!pf || !pb) throw std::runtime_error("FFTW-MPI could not plan this problem");
   time_pairs<A>(t, pf, pb, in, bytes / sizeof(typename A::real), in_place, real, warmup, iters,
@@ -239,7 +250,8 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
   A::destroy(pb);
   A::release(in);
   if (!in_place) A::release(out), A::release(back);
-  t.mode = std::string("FFTW-MPI slab, ") + (r2r ? "r2r, " : "") + (in_place ? "in-place, " : "out-of-place, ") +
+  t.mode = std::string("FFTW-MPI slab, ") + (r2r ? "r2r, " : "") +
+           (howmany > 1 ? "howmany " + std::to_string(howmany) + ", " : "") + (in_place ? "in-place, " : "out-of-place, ") +
            (transposed ? "TRANSPOSED_OUT/IN" : "natural order");
   return t;
 }
@@ -247,13 +259,16 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
 #endif
 
 template <class A>
-PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk,
+PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk, int howmany,
                        volfft::Effort effort, int threads, bool in_place, int warmup, int iters) {
   A::threads(threads);
   const int r = static_cast<int>(shape.size());
   std::vector<int> n(shape.begin(), shape.end());
-  std::size_t total = 1;
+  std::size_t total = static_cast<std::size_t>(howmany);  // all fields
   for (int e : n) total *= static_cast<std::size_t>(e);
+  // The real array's shape: an in-place r2c's rows hold 2(n/2 + 1) reals (FFTW's layout).
+  std::vector<int> real_embed = n;
+  if (in_place) real_embed.back() = 2 * (n.back() / 2 + 1);
   const bool real = kind == volfft::Kind::r2c;
   // Complex elements of the spectrum: also the padded real array of an in-place r2c.
   const std::size_t complex_count = real ? total / n.back() * (n.back() / 2 + 1) : total;
@@ -266,12 +281,13 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
   forget_fftw_wisdom();
   double t0 = MPI_Wtime();
   const bool r2r = kind == volfft::Kind::r2r;  // real arrays both ways, within the same buffers
-  typename A::plan pf = r2r    ? A::serial_r2r(r, n.data(), in, out, rk.forward.data(), f)
-                        : real ? A::serial_r2c(r, n.data(), in, out, f)
-                               : A::serial_dft(r, n.data(), in, out, FFTW_FORWARD, f);
-  typename A::plan pb = r2r    ? A::serial_r2r(r, n.data(), out, back, rk.backward.data(), f)
-                        : real ? A::serial_c2r(r, n.data(), out, back, f)
-                               : A::serial_dft(r, n.data(), out, back, FFTW_BACKWARD, f);
+  const int h = howmany;
+  typename A::plan pf = r2r    ? A::serial_r2r(r, n.data(), h, in, out, rk.forward.data(), f)
+                        : real ? A::serial_r2c(r, n.data(), h, real_embed.data(), in, out, f)
+                               : A::serial_dft(r, n.data(), h, in, out, FFTW_FORWARD, f);
+  typename A::plan pb = r2r    ? A::serial_r2r(r, n.data(), h, out, back, rk.backward.data(), f)
+                        : real ? A::serial_c2r(r, n.data(), h, real_embed.data(), out, back, f)
+                               : A::serial_dft(r, n.data(), h, out, back, FFTW_BACKWARD, f);
   t.plan_seconds = MPI_Wtime() - t0;
   if (!pf || !pb) throw std::runtime_error("FFTW could not plan this problem");
   time_pairs<A>(t, pf, pb, in, (real ? 2 * complex_count : 2 * total), in_place, real, warmup, iters,
@@ -281,7 +297,8 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
   A::release(in);
   if (!in_place) A::release(out), A::release(back);
   A::threads(1);
-  t.mode = "FFTW serial " + std::to_string(r) + "-D plan, " + (in_place ? "in-place, " : "out-of-place, ") +
+  t.mode = "FFTW serial " + std::to_string(r) + "-D plan, " + (howmany > 1 ? "howmany " + std::to_string(howmany) + ", " : "") +
+           (in_place ? "in-place, " : "out-of-place, ") +
            std::to_string(threads) + " thread(s)";
   return t;
 }
@@ -297,32 +314,33 @@ bool have_fftw_mpi() {
 }
 
 std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                                     const std::vector<volfft::AxisKind>& kinds, volfft::Precision precision,
-                                     volfft::Effort effort, int warmup, int iters) {
+                                     const std::vector<volfft::AxisKind>& kinds, int howmany,
+                                     volfft::Precision precision, volfft::Effort effort, int warmup, int iters) {
   std::vector<PeerTimes> modes;
   const R2rKinds rk = r2r_kinds(kind, kinds);
 #if !VOLFFT_BENCH_FFTW_MPI
-  (void)comm, (void)shape, (void)kind, (void)precision, (void)effort, (void)warmup, (void)iters, (void)rk;
+  (void)comm, (void)shape, (void)kind, (void)precision, (void)effort, (void)warmup, (void)iters, (void)rk, (void)howmany;
   throw std::runtime_error("volfft-bench: built without FFTW-MPI (VOLFFT_BENCH_FFTW_MPI=OFF)");
 #else
   for (bool in_place : {false, true})
     for (bool transposed : {true, false})
       modes.push_back(precision == volfft::Precision::float64
-                          ? mpi_times<D>(comm, shape, kind, rk, effort, transposed, in_place, warmup, iters)
-                          : mpi_times<F>(comm, shape, kind, rk, effort, transposed, in_place, warmup, iters));
+                          ? mpi_times<D>(comm, shape, kind, rk, howmany, effort, transposed, in_place, warmup, iters)
+                          : mpi_times<F>(comm, shape, kind, rk, howmany, effort, transposed, in_place, warmup, iters));
   return modes;
 #endif
 }
 
 std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                                        const std::vector<volfft::AxisKind>& kinds, volfft::Precision precision,
-                                        volfft::Effort effort, int threads, int warmup, int iters) {
+                                        const std::vector<volfft::AxisKind>& kinds, int howmany,
+                                        volfft::Precision precision, volfft::Effort effort, int threads, int warmup,
+                                        int iters) {
   std::vector<PeerTimes> modes;
   const R2rKinds rk = r2r_kinds(kind, kinds);
   for (bool in_place : {false, true})
     modes.push_back(precision == volfft::Precision::float64
-                        ? serial_times<D>(shape, kind, rk, effort, threads, in_place, warmup, iters)
-                        : serial_times<F>(shape, kind, rk, effort, threads, in_place, warmup, iters));
+                        ? serial_times<D>(shape, kind, rk, howmany, effort, threads, in_place, warmup, iters)
+                        : serial_times<F>(shape, kind, rk, howmany, effort, threads, in_place, warmup, iters));
   return modes;
 }
 

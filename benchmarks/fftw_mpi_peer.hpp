@@ -32,15 +32,17 @@ bool have_fftw_mpi();
 /// out-of-place and in-place, each with FFTW_MPI_TRANSPOSED_OUT/IN and in natural order.
 /// Kind r2r: fftw_mpi_plan_r2r with `kinds` (DCT/DST only) forward and their inverses backward;
 /// a c2c or r2c problem must have DFT kinds (or none given): FFTW has no other transform to time.
+/// `howmany` fields per call, interleaved (FFTW's plan_many: the peer of volfft's batch).
 std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape,
-                                     volfft::Kind kind, const std::vector<volfft::AxisKind>& kinds,
+                                     volfft::Kind kind, const std::vector<volfft::AxisKind>& kinds, int howmany,
                                      volfft::Precision precision, volfft::Effort effort, int warmup, int iters);
 
 /// Times FFTW's serial plan of the whole array on one rank, out-of-place and in-place, with
 /// `threads` FFTW threads.
 std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
-                                        const std::vector<volfft::AxisKind>& kinds, volfft::Precision precision,
-                                        volfft::Effort effort, int threads, int warmup, int iters);
+                                        const std::vector<volfft::AxisKind>& kinds, int howmany,
+                                        volfft::Precision precision, volfft::Effort effort, int threads, int warmup,
+                                        int iters);
 
 /// Index of the mode with the smallest median forward + backward time (`modes` not empty).
 std::size_t fastest(const std::vector<PeerTimes>& modes);
