@@ -221,17 +221,22 @@ def find_peers(environ: Dict[str, str]) -> tuple:
 
 
 def run_cell(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
-             timeout: float) -> Dict[str, Any]:
-    """volfft's default plan and FFTW-MPI in every mode, unscaled, in one job of ``nprocs`` ranks."""
+             timeout: float, batch: int = 1) -> Dict[str, Any]:
+    """volfft's default plan and FFTW-MPI in every mode, unscaled, in one job of ``nprocs`` ranks;
+    ``batch`` fields per call (FFTW-MPI: howmany)."""
     return run_bench(bench, nprocs, [kind, precision, str(n), str(n), str(n), "--iters", str(iters),
-                                     "--no-scale", "--compare", "fftw-mpi"], timeout)
+                                     "--no-scale", "--compare", "fftw-mpi", *_batch_args(batch)], timeout)
 
 
 def run_in_place(bench: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
-                 timeout: float) -> Dict[str, Any]:
+                 timeout: float, batch: int = 1) -> Dict[str, Any]:
     """volfft's in-place plan (grid and engine by rule), unscaled, alone in a job."""
     return run_bench(bench, nprocs, [kind, precision, str(n), str(n), str(n), "--iters", str(iters),
-                                     "--no-scale", "--in-place"], timeout)
+                                     "--no-scale", "--in-place", *_batch_args(batch)], timeout)
+
+
+def _batch_args(batch: int) -> List[str]:
+    return ["--batch", str(batch)] if batch > 1 else []
 
 
 def summarise(report: Dict[str, Any], in_place: Dict[str, Any],
@@ -312,6 +317,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--np", nargs="+", type=int, default=[1, 2, 4], dest="nps")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--iters", type=int, default=5, help="calls per job (each job's median)")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="fields per call: volfft's batch (fields outermost) against FFTW-MPI's "
+                             "howmany (interleaved), each in its own layout; heFFTe and dtFFT are "
+                             "not run then (their drivers time one field)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per job")
     parser.add_argument("--bench", default=os.path.join(ROOT, "build", "benchmarks", "volfft-bench"))
     parser.add_argument("--heffte-modes", default=",".join(HEFFTE_MODES), metavar="OPTIONS,...",
@@ -321,8 +330,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--out", default="peer-matrix.json", help="JSON with every round")
     parser.add_argument("--plot", default=None, metavar="FILE.png", help="bar chart of the ratios (needs matplotlib)")
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.iters < 1 or min(args.sizes) < 1 or min(args.nps) < 1:
-        parser.error("--rounds, --iters, --sizes and --np take positive integers")
+    if args.rounds < 1 or args.iters < 1 or args.batch < 1 or min(args.sizes) < 1 or min(args.nps) < 1:
+        parser.error("--rounds, --iters, --batch, --sizes and --np take positive integers")
     if not os.access(args.bench, os.X_OK):
         parser.error(f"--bench: no volfft-bench at {args.bench} (run scripts/build.sh)")
     if args.plot:  # before minutes of measuring, not after
@@ -336,6 +345,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     found, not_run = find_peers(dict(os.environ))
     not_run = {"mpi4py-fft": NOT_RUN["mpi4py-fft"], **not_run}
+    if args.batch > 1:
+        for name in list(found):
+            not_run[name] = f"--batch {args.batch}: its driver times one field per call"
+            del found[name]
     for name, where in found.items():
         print(f"peer {name}: {where}", file=sys.stderr, flush=True)
 
@@ -361,8 +374,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ran = set()
     for r in range(args.rounds):
         for cell in cells:
-            report = run_cell(args.bench, *cell, args.iters, args.timeout)
-            in_place = run_in_place(args.bench, *cell, args.iters, args.timeout)
+            report = run_cell(args.bench, *cell, args.iters, args.timeout, args.batch)
+            in_place = run_in_place(args.bench, *cell, args.iters, args.timeout, args.batch)
             peers = {name: run_peer(name, cell) for name in ("heFFTe", "dtFFT")}
             ran.update(name for name, got in peers.items() if got)
             result = summarise(report, in_place, peers)
@@ -397,7 +410,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         row["rounds"] = rounds[cell]
         table.append(row)
     with open(args.out, "w", encoding="utf-8") as handle:
-        json.dump({"schema": "volfft-peer-matrix/1", "cpus": os.cpu_count(), "cells": table,
+        json.dump({"schema": "volfft-peer-matrix/1", "cpus": os.cpu_count(), "batch": args.batch, "cells": table,
                    "peers_run": sorted(ran), "heffte_modes": list(args.heffte_modes),
                    "not_run": not_run}, handle, indent=1)
 

@@ -178,6 +178,29 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
     assert "heFFTe ms" in table and "dtFFT ms" in table and "not run: heFFTe: failed in r2c" in table
 
 
+def test_batch_matrix_times_fftw_mpi_with_howmany(tmp_path, bench_driver, monkeypatch):
+    """--batch K: volfft's batch against FFTW-MPI's howmany K in the same job; the one-field
+    peers are not run, and say why."""
+    monkeypatch.setenv("HEFFTE_SPEED3D_DIR", str(tmp_path))
+    monkeypatch.setenv("DTFFT_PYTHON", _script(tmp_path / "python", FAKE_DTFFT_PYTHON))
+    out = tmp_path / "m.json"
+    try:
+        code = peer_matrix.main(["--kinds", "c2c", "--sizes", "8", "--np", "2", "--rounds", "1",
+                                 "--iters", "2", "--batch", "3", "--timeout", "120",
+                                 "--bench", bench_driver, "--out", str(out)])
+    except RuntimeError as error:
+        if "built without FFTW-MPI" in str(error):
+            pytest.skip("this volfft-bench has no FFTW-MPI peer (MPICH build: docs/mpich.md)")
+        raise
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert report["batch"] == 3 and report["peers_run"] == []
+    assert report["not_run"]["dtFFT"] == "--batch 3: its driver times one field per call"
+    (cell,) = report["cells"]
+    (r,) = cell["rounds"]
+    assert all("howmany 3" in m["mode"] for m in r["fftw_mpi_modes"]), r["fftw_mpi_modes"]
+
+
 def test_find_peers(tmp_path):
     found, missing = peer_matrix.find_peers({})
     assert found == {} and set(missing) == {"heFFTe", "dtFFT"}
@@ -197,7 +220,10 @@ def test_find_peers(tmp_path):
 def test_bad_arguments_are_refused(capsys):
     with pytest.raises(SystemExit):
         peer_matrix.main(["--rounds", "0"])
-    assert "--rounds, --iters, --sizes and --np take positive integers" in capsys.readouterr().err
+    assert "--rounds, --iters, --batch, --sizes and --np take positive integers" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        peer_matrix.main(["--batch", "0"])
+    assert "--batch, --sizes" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         peer_matrix.main(["--bench", "/nonexistent/volfft-bench"])
     assert "--bench: no volfft-bench at /nonexistent/volfft-bench" in capsys.readouterr().err
