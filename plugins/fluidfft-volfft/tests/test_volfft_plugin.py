@@ -21,11 +21,13 @@ from mpi4py import MPI
 from fluidfft import import_fft_class
 from fluidfft.fft2d.operators import OperatorsPseudoSpectral2D
 from fluidfft.fft2d.testing import complete_test_class_2d
-from fluidfft.fft3d.operators import OperatorsPseudoSpectral3D
+from fluidfft.fft3d.operators import OperatorsPseudoSpectral3D, vector_product
 from fluidfft.fft3d.testing import complete_test_class_3d
 
 METHOD_3D = "fft3d.mpi_with_volfft"
 METHOD_2D = "fft2d.mpi_with_volfft"
+# fluidfft's FFTW-MPI method (the fluidfft-fftwmpi plugin), compared with when installed.
+METHOD_FFTWMPI_3D = "fft3d.mpi_with_fftwmpi3d"
 
 COMM = MPI.COMM_WORLD
 
@@ -60,6 +62,13 @@ def _expected_spectrum(op, field):
     whole = whole.transpose(op.get_dimX_K())
     start = op.get_seq_indices_first_K()
     return whole[tuple(slice(s, s + n) for s, n in zip(start, op.get_shapeK_loc()))]
+
+
+def _installed(method):
+    try:
+        return import_fft_class(method, raise_import_error=False) is not None
+    except Exception:  # not registered at all (fluidfft raises for unknown names)
+        return False
 
 
 def _fft3d_with_options(options):
@@ -128,6 +137,41 @@ class Values(unittest.TestCase):
                             (op.Ky, -ky * np.sin(kx * X) * np.sin(ky * Y) * np.sin(kz * Z)),
                             (op.Kz, kz * np.sin(kx * X) * np.cos(ky * Y) * np.cos(kz * Z))):
             np.testing.assert_allclose(op.ifft(1j * K * f_fft), expected, atol=1e-12)
+
+    @unittest.skipUnless(_installed(METHOD_FFTWMPI_3D),
+                         "fluidfft-fftwmpi (fft3d.mpi_with_fftwmpi3d) is not installed")
+    def test_3d_nonlinear_term_as_fftwmpi3d(self):
+        # fluidsim's ns3d nonlinear term on both methods, whose spectral layouts differ
+        # (volfft (1, 2, 0), fftwmpi (1, 0, 2)): u and omega = curl u from a dealiased
+        # spectrum, u x omega back to spectral space, dealiased and projected perpendicular to k,
+        # then in real space again. The same fields (gathered) and the same energy to rounding.
+        nx, ny, nz = 16, 12, 8
+        lx, ly, lz = 2 * pi, 3 * pi, 4 * pi
+        rng = np.random.default_rng(16)
+        fields = [rng.random((nz, ny, nx)) for _ in range(3)]
+        results = {}
+        for method in (METHOD_3D, METHOD_FFTWMPI_3D):
+            op = OperatorsPseudoSpectral3D(nx, ny, nz, lx, ly, lz, fft=method,
+                                           coef_dealiasing=2 / 3)
+            dealiased = op.where_dealiased.astype(bool)
+            v_fft = [op.fft(_local_block(op.oper_fft, f)) for f in fields]
+            for f in v_fft:
+                f[dealiased] = 0
+            v = [op.ifft(f) for f in v_fft]
+            omega = [op.ifft(np.ascontiguousarray(f)) for f in op.rotfft_from_vecfft(*v_fft)]
+            n_fft = [op.fft(np.ascontiguousarray(f)) for f in vector_product(*v, *omega)]
+            for f in n_fft:
+                f[dealiased] = 0
+            op.project_perpk3d(*n_fft)
+            energy = op.sum_wavenumbers(sum(np.abs(f) ** 2 for f in v_fft)) / 2
+            results[method] = ([op.gather_Xspace(op.ifft(f), root=None) for f in n_fft], energy)
+        (volfft_n, volfft_energy), (fftwmpi_n, fftwmpi_energy) = results.values()
+        self.assertGreater(volfft_energy, 0.1)
+        self.assertAlmostEqual(volfft_energy, fftwmpi_energy, delta=1e-14)
+        for a, b in zip(volfft_n, fftwmpi_n):
+            self.assertEqual(a.shape, (nz, ny, nx))
+            self.assertGreater(np.abs(b).max(), 0.1)
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-13)
 
     def test_2d_values(self):
         cls = import_fft_class(METHOD_2D)
