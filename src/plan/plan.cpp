@@ -552,7 +552,8 @@ std::string Plan::Impl::type_error(bool forward, bool real_in, bool real_out, Pr
   for (const bool input : {true, false}) {
     const bool want = input ? want_in : want_out, got = input ? real_in : real_out;
     if (want != got)
-      return std::string("volfft: ") + call + " of a " + to_string(bp.kind) + " plan needs a " + values(want) + " " +
+      return std::string("volfft: ") + call + (bp.kind == Kind::c2c ? " of a " : " of an ") + to_string(bp.kind) +
+             " plan needs a " + values(want) + " " +
              (input ? "input" : "output") + " array; got a " + values(got) + " one";
   }
   return "";

@@ -72,8 +72,8 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
                         const Box& part, void* plan_in, void* plan_out, bool array_is_user) {
   const core::Stage& st = bp.stages[s];
   const bool first_stage = s == 0, last_stage = s + 1 == bp.stages.size();
-  const Index real_bytes = bp.element_bytes / 2;
   const Index cb = bp.element_bytes;
+  const Index input_bytes = bp.input_element_bytes();  // a real for r2c, else cb
   // Fields of a batched plan: the stage's array (a buffer: fields outermost; the user's output:
   // Options::batch_layout) and the user's arrays on both sides.
   const core::FieldLayout array_fields = core::field_layout(bp, st.box_in, array_is_user);
@@ -90,7 +90,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   Box real_part = part;
   if (real_kind) real_part.lo[2] = bp.real_storage.lo[2], real_part.hi[2] = bp.real_storage.hi[2];
   const std::ptrdiff_t real_off =
-      core::offset_of(real_part, bp.real_storage, rstrides) * (real_kind ? real_bytes : cb);
+      core::offset_of(real_part, bp.real_storage, rstrides) * input_bytes;
   // The spectral side as the user holds it (backward input: the last stage's box).
   const auto user_strides = core::strides_of(st.box_in, st.order, spectral_fields.unit);
   const std::ptrdiff_t user_off = core::offset_of(part, st.box_in, user_strides) * cb;
@@ -146,7 +146,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
 
   StageOps result;
   result.fields = bp.fields;
-  const Index input_side = (real_kind ? real_bytes : cb) * input_fields.stride;  // forward input, backward output
+  const Index input_side = input_bytes * input_fields.stride;  // forward input, backward output
   const Index spectral_side = cb * data_fields.stride;                         // forward output, backward input
   result.input_field_bytes = backward ? spectral_side : input_side;
   result.output_field_bytes = backward ? input_side : spectral_side;

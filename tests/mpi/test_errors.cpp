@@ -293,7 +293,7 @@ void wrong_array_types(int rank, int size) {
   expect_everywhere("real output from a c2c plan", error_of([&] { c2c.backward(a.data(), real.data()); }),
                     "backward of a c2c plan needs a complex output array; got a real one");
   expect_everywhere("complex input to an r2c plan", error_of([&] { r2c.forward(a.data(), b.data()); }),
-                    "forward of a r2c plan needs a real input array; got a complex one");
+                    "forward of an r2c plan needs a real input array; got a complex one");
   expect_everywhere("complex output from a c2r backward", error_of([&] { r2c.backward(a.data(), b.data()); }),
                     "needs a real output array");
   // Single-precision arrays to a double plan are the wrong kind of array as well.

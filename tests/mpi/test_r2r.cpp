@@ -443,7 +443,7 @@ int main(int argc, char** argv) {
       std::vector<std::complex<double>> c(std::max<Index>(real.input_count(), 1));
       std::vector<double> x(std::max<Index>(real.input_count(), 1));
       expect_everywhere("complex input on r2r", error_of([&] { real.forward(x.data(), c.data()); }),
-                        "forward of a r2r plan needs a real output array; got a complex one");
+                        "forward of an r2r plan needs a real output array; got a complex one");
       expect_everywhere("float on double r2r",
                         error_of([&] { real.forward(reinterpret_cast<float*>(x.data()), reinterpret_cast<float*>(c.data())); }),
                         "the plan's precision is double");
