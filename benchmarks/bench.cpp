@@ -419,7 +419,8 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   }
   const double N = static_cast<double>(n3[0] * n3[1] * n3[2]);
   double err = 0;
-  for (Index x0 = ob.lo[0]; x0 < (r.forward_checked ? ob.hi[0] : ob.lo[0]); ++x0)
+  // Only where checked (an r2r spectrum holds reals: never read as complex values).
+  for (Index x0 = ob.lo[0]; r.forward_checked && x0 < ob.hi[0]; ++x0)
     for (Index x1 = ob.lo[1]; x1 < ob.hi[1]; ++x1)
       for (Index x2 = (nd == 3 ? ob.lo[2] : 0); x2 < (nd == 3 ? ob.hi[2] : 1); ++x2) {
         const std::array<Index, 3> x{x0, x1, x2};

@@ -17,16 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Peak resident memory of this process in bytes (VmHWM), 0 where /proc does not say. */
-static double peak_resident_bytes(void) {
-  FILE* f = fopen("/proc/self/status", "r");
-  char line[256];
-  double kib = 0;
-  while (f && fgets(line, sizeof line, f))
-    if (strncmp(line, "VmHWM:", 6) == 0) kib = atof(line + 6);
-  if (f) fclose(f);
-  return kib * 1024;
-}
+#include "resident_memory.h"
 
 static int compare(const void* a, const void* b) {
   const double x = *(const double*)a, y = *(const double*)b;

@@ -15,21 +15,7 @@
 #include <string.h>
 #include <volfft/volfft.h>
 
-static double peak_resident_bytes(void) {
-  FILE* f = fopen("/proc/self/status", "r");
-  char line[256];
-  double kib = 0;
-  while (f && fgets(line, sizeof line, f))
-    if (strncmp(line, "VmHWM:", 6) == 0) kib = atof(line + 6);
-  if (f) fclose(f);
-  return kib * 1024;
-}
-
-/* Starts VmHWM again from the current resident memory (Linux: 5 into clear_refs). */
-static void reset_peak(void) {
-  FILE* f = fopen("/proc/self/clear_refs", "w");
-  if (f) fputs("5", f), fclose(f);
-}
+#include "resident_memory.h"
 
 static double max_over_ranks(double x) {
   double m = x;
@@ -79,7 +65,7 @@ int main(int argc, char** argv) {
   unsigned char* a = malloc(data + 1);
   unsigned char* b = inplace ? a : a + in_bytes;
   memset(a, 0, data + 1);
-  reset_peak();
+  reset_peak_resident();
   const double before = peak_resident_bytes();
   options.effort = VOLFFT_MEASURE;
   if (volfft_plan_create(MPI_COMM_WORLD, 3, shape, kind, VOLFFT_DOUBLE, &options, &plan) != VOLFFT_OK) {

@@ -14,19 +14,24 @@ import pytest
 import peer_matrix  # benchmarks/, on sys.path by conftest.py
 
 
-def test_tiny_matrix(tmp_path, capsys, bench_driver, monkeypatch):
-    monkeypatch.delenv("HEFFTE_SPEED3D_DIR", raising=False)
-    monkeypatch.delenv("DTFFT_PYTHON", raising=False)
-    out = tmp_path / "m.json"
+def run_matrix(argv):
+    """peer_matrix.main(argv); skipped where this volfft-bench has no FFTW-MPI peer."""
     try:
-        code = peer_matrix.main(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
-                                 "--rounds", "2", "--iters", "2", "--timeout", "120",
-                                 "--bench", bench_driver, "--out", str(out),
-                                 "--plot", str(tmp_path / "m.png")])
+        return peer_matrix.main(argv)
     except RuntimeError as error:
         if "built without FFTW-MPI" in str(error):
             pytest.skip("this volfft-bench has no FFTW-MPI peer (MPICH build: docs/mpich.md)")
         raise
+
+
+def test_tiny_matrix(tmp_path, capsys, bench_driver, monkeypatch):
+    monkeypatch.delenv("HEFFTE_SPEED3D_DIR", raising=False)
+    monkeypatch.delenv("DTFFT_PYTHON", raising=False)
+    out = tmp_path / "m.json"
+    code = run_matrix(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
+                      "--rounds", "2", "--iters", "2", "--timeout", "120",
+                      "--bench", bench_driver, "--out", str(out),
+                      "--plot", str(tmp_path / "m.png")])
     assert code == 0
     assert (tmp_path / "m.png").stat().st_size > 5000  # the bar chart of the ratios
     report = json.loads(out.read_text())
@@ -139,15 +144,10 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
     monkeypatch.setenv("HEFFTE_SPEED3D_DIR", str(folder))
     monkeypatch.setenv("DTFFT_PYTHON", _script(tmp_path / "python", FAKE_DTFFT_PYTHON))
     out = tmp_path / "m.json"
-    try:
-        code = peer_matrix.main(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
-                                 "--rounds", "1", "--iters", "2", "--timeout", "120",
-                                 "--heffte-modes=-no-reorder, -io_pencils  -a2a",
-                                 "--bench", bench_driver, "--out", str(out)])
-    except RuntimeError as error:
-        if "built without FFTW-MPI" in str(error):
-            pytest.skip("this volfft-bench has no FFTW-MPI peer (MPICH build: docs/mpich.md)")
-        raise
+    code = run_matrix(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
+                      "--rounds", "1", "--iters", "2", "--timeout", "120",
+                      "--heffte-modes=-no-reorder, -io_pencils  -a2a",
+                      "--bench", bench_driver, "--out", str(out)])
     assert code == 0
     report = json.loads(out.read_text())
     assert report["peers_run"] == ["dtFFT", "heFFTe"]
@@ -184,14 +184,9 @@ def test_batch_matrix_times_fftw_mpi_with_howmany(tmp_path, bench_driver, monkey
     monkeypatch.setenv("HEFFTE_SPEED3D_DIR", str(tmp_path))
     monkeypatch.setenv("DTFFT_PYTHON", _script(tmp_path / "python", FAKE_DTFFT_PYTHON))
     out = tmp_path / "m.json"
-    try:
-        code = peer_matrix.main(["--kinds", "c2c", "--sizes", "8", "--np", "2", "--rounds", "1",
-                                 "--iters", "2", "--batch", "3", "--timeout", "120",
-                                 "--bench", bench_driver, "--out", str(out)])
-    except RuntimeError as error:
-        if "built without FFTW-MPI" in str(error):
-            pytest.skip("this volfft-bench has no FFTW-MPI peer (MPICH build: docs/mpich.md)")
-        raise
+    code = run_matrix(["--kinds", "c2c", "--sizes", "8", "--np", "2", "--rounds", "1",
+                      "--iters", "2", "--batch", "3", "--timeout", "120",
+                      "--bench", bench_driver, "--out", str(out)])
     assert code == 0
     report = json.loads(out.read_text())
     assert report["batch"] == 3 and report["peers_run"] == []
