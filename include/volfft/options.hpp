@@ -92,8 +92,8 @@ struct Options {
   /// (Kind::r2c: the last one r2c). A Kind::r2c plan's last entry must be r2c and no other;
   /// a Kind::c2c plan has none. A Kind::r2r plan needs them, each a real-to-real kind or none;
   /// its data is real throughout. In c2c and r2c plans the data stays complex between the axes
-  /// (an r2r axis transforms the real and imaginary parts). `none` axes are not transformed;
-  /// trailing ones are not exchanged either (see docs/conventions.md).
+  /// (an r2r axis transforms the real and imaginary parts). `none` axes are not transformed, and
+  /// the plan puts them first and does not exchange them where it can (docs/conventions.md).
   /// Not with spectral_shape. dct1 needs at least 2 points on its axis.
   std::vector<AxisKind> kinds;
   /// Multiply backward() results by 1/N, as numpy's default norm="backward" does: N is the

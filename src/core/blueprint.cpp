@@ -290,6 +290,17 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   return bp;
 }
 
+void take_input_order(Blueprint& bp, const Order& order) {
+  bp.input_order = bp.stages.front().order = order;
+  if (!bp.exchanges.empty()) bp.exchanges.front().from_order = order;
+}
+
+void take_output_order(Blueprint& bp, const Order& order) {
+  if (bp.stages.size() < 2) return;
+  bp.stages.back().order = order;
+  bp.exchanges.back().to_order = order;
+}
+
 ArrayPlace array_of(const Blueprint& bp, bool forward, std::size_t s) {
   const std::size_t S = bp.stages.size();
   auto buffer = [](int b) { return ArrayPlace{false, b}; };

@@ -197,6 +197,13 @@ Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspac
 Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& shape, Kind kind,
                          Precision precision, const Options& options, bool padding = true);
 
+/// The first stage's array takes memory order `order`: the input is read in it and the backward
+/// writes it so (a user's array in another order, or the user's C order in a relabelled plan).
+void take_input_order(Blueprint& bp, const Order& order);
+/// The last stage's array takes memory order `order` (the output's); for plans of two stages or
+/// more (one stage has the input's order).
+void take_output_order(Blueprint& bp, const Order& order);
+
 /// Strides (in elements) of an array holding `box` in memory order `order`, per global axis.
 std::array<Index, 3> strides_of(const Box& box, const Order& order);
 /// Offset (in elements) of sub-box `sub`'s first element inside such an array.

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "core/blueprint.hpp"
+#include "core/relabel.hpp"
 #include "core/user_axes.hpp"
 #include "volfft/description.hpp"
 
@@ -9,10 +10,22 @@ namespace volfft {
 
 PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, Kind kind,
                          Precision precision, const Options& options) {
+  // The plan's own relabelling (Plan's constructor applies the same rule).
+  const core::Axes axes = core::none_axes_first(shape, kind, options);
+  if (axes == core::kSameAxes) return core::describe_internal(comm_size, shape, kind, precision, options, std::nullopt);
+  PlanDescription d = core::describe_internal(comm_size, core::to_internal(shape, axes), kind, precision,
+                                              core::to_internal(options, axes), core::user_c_order(axes));
+  core::to_user(d, axes);
+  return d;
+}
+
+PlanDescription core::describe_internal(int comm_size, const std::vector<std::int64_t>& shape, Kind kind,
+                                        Precision precision, const Options& options,
+                                        const std::optional<Order>& c_order) {
   PlanDescription d;
   for (int v = 0; v < comm_size; ++v) {
-    const core::Blueprint bp =
-        core::make_blueprint(comm_size, v, shape, kind, precision, options, /*padding=*/false);
+    core::Blueprint bp = core::make_blueprint(comm_size, v, shape, kind, precision, options, /*padding=*/false);
+    if (c_order) core::keep_user_c_order(bp, *c_order);
     const int ndim = bp.ndim;
     if (v == 0) {
       d.ndim = ndim;

@@ -21,7 +21,8 @@
 #include "mpi/shared_memory.hpp"
 #include "plan/placement.hpp"
 #include "plan/program.hpp"
-#include "plan/relabel.hpp"
+#include "core/relabel.hpp"
+#include "plan/choose_axes.hpp"
 #include "plan/stage_ops.hpp"
 #include "tune/autotune.hpp"
 #include "tune/wisdom.hpp"
@@ -88,8 +89,11 @@ Engine rule_engine(MPI_Comm comm, const Options& options) {
 
 class Plan::Impl {
  public:
+  /// `c_order`: the user's C order in internal axes, for a plan relabelled by
+  /// core::none_axes_first; its input (and a natural layout's output) keep it.
   Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind, Precision precision, const Options& options,
-       const std::optional<LocalArray>& in = std::nullopt, const std::optional<LocalArray>& out = std::nullopt);
+       const std::optional<LocalArray>& in = std::nullopt, const std::optional<LocalArray>& out = std::nullopt,
+       const std::optional<core::Order>& c_order = std::nullopt);
   ~Impl();
 
   MPI_Comm comm() const { return comms.all; }
@@ -104,9 +108,9 @@ class Plan::Impl {
   core::Blueprint bp;
   PlanDescription description;
   std::vector<Index> user_shape;
-  // A plan on user arrays may run with its axes relabelled (plan/relabel.hpp): internal axis a
+  // A plan on user arrays may run with its axes relabelled (core/relabel.hpp): internal axis a
   // is the user's axis axes[a]; the accessors map back.
-  plan::Axes axes = plan::kSameAxes;
+  core::Axes axes = core::kSameAxes;
   std::vector<int> rank_order;  // rank of comm at each virtual position
   std::string tuning_report;
   Options options;              // as given (after a map file became a rank order), tuned
@@ -146,7 +150,8 @@ class Plan::Impl {
 };
 
 Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind, Precision precision,
-                 const Options& given, const std::optional<LocalArray>& in, const std::optional<LocalArray>& out)
+                 const Options& given, const std::optional<LocalArray>& in, const std::optional<LocalArray>& out,
+                 const std::optional<core::Order>& c_order)
     : user_shape(shape) {
   mpi::check(MPI_Comm_dup(user_comm, &comms.all), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comms.all, MPI_ERRORS_RETURN);
@@ -214,7 +219,8 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     std::iota(rank_order.begin(), rank_order.end(), 0);
   }
   fit_user_arrays(in, out);
-  description = describe(size, shape, kind, precision, options);
+  if (c_order) core::keep_user_c_order(bp, *c_order);
+  description = core::describe_internal(size, shape, kind, precision, options, c_order);
   description.input_order = core::user_order(bp.input_order, bp.ndim);
   description.output_order = core::user_order(bp.stages.back().order, bp.ndim);
   mpi::check(MPI_Comm_split(comm, bp.position[0], bp.position[1], &comms.row), "MPI_Comm_split");
@@ -289,7 +295,7 @@ bool same_array(const LocalArray& a, const LocalArray& b, int ndim) {
 
 // A user's array that holds the plan's own box and differs only in memory order (the output:
 // FFTW-MPI's transposed layout is volfft's slab output in another order; a c2c input, such as a
-// brick in the plan's relabelled axes, plan/relabel.hpp) or in the length of its rows (an r2c
+// brick in the plan's relabelled axes, core/relabel.hpp) or in the length of its rows (an r2c
 // input in C order with FFTW's padded rows) needs no reshape: the
 // plan lays its last stage out in the user's order, or reads and writes its input with the
 // user's strides. Decided on every rank together, since the blueprints of all ranks must agree.
@@ -343,16 +349,8 @@ void Plan::Impl::fit_user_arrays(const std::optional<LocalArray>& in, const std:
     fits[output_order] = same_box(out->box, core::user_box(bp.stages.back().box, ndim)) && tight(*out);
   mpi::check(MPI_Allreduce(MPI_IN_PLACE, fits, 3, MPI_INT, MPI_MIN, comms.all), "MPI_Allreduce");
   if (fits[r2c_padded_rows] && !in->box.empty()) bp.real_storage = internal_box(storage_of(*in));
-  if (fits[c2c_input_order]) {
-    const core::Order order = internal_order(in->order);
-    bp.input_order = bp.stages.front().order = order;
-    bp.exchanges.front().from_order = order;
-  }
-  if (fits[output_order]) {
-    const core::Order order = internal_order(out->order);
-    bp.stages.back().order = order;
-    bp.exchanges.back().to_order = order;
-  }
+  if (fits[c2c_input_order]) core::take_input_order(bp, internal_order(in->order));
+  if (fits[output_order]) core::take_output_order(bp, internal_order(out->order));
 }
 
 void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
@@ -620,17 +618,29 @@ bool Plan::Impl::test() { return !pending || pending->test(); }
 // ---------------------------------------------------------------------------------------------
 
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-           const Options& options)
-    : impl_(std::make_shared<Impl>(comm, shape, kind, precision, options)) {}
+           const Options& options) {
+  // Untransformed axes go first where that moves less data (core/relabel.hpp), keeping the
+  // user's C-order arrays; the same rule as describe()'s.
+  const core::Axes axes = core::none_axes_first(shape, kind, options);
+  if (axes == core::kSameAxes) {
+    impl_ = std::make_shared<Impl>(comm, shape, kind, precision, options);
+    return;
+  }
+  impl_ = std::make_shared<Impl>(comm, core::to_internal(shape, axes), kind, precision, core::to_internal(options, axes),
+                                 std::nullopt, std::nullopt, core::user_c_order(axes));
+  impl_->axes = axes;
+  impl_->user_shape = shape;
+  core::to_user(impl_->description, axes);
+}
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
            const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
-  const plan::Axes axes = plan::choose_axes(comm, shape, kind, precision, options, in, out);
-  impl_ = std::make_shared<Impl>(comm, plan::to_internal(shape, axes), kind, precision, options,
-                                 plan::to_internal(in, axes), plan::to_internal(out, axes));
-  if (axes != plan::kSameAxes) {
+  const core::Axes axes = plan::choose_axes(comm, shape, kind, precision, options, in, out);
+  impl_ = std::make_shared<Impl>(comm, core::to_internal(shape, axes), kind, precision, options,
+                                 core::to_internal(in, axes), core::to_internal(out, axes));
+  if (axes != core::kSameAxes) {
     impl_->axes = axes;
     impl_->user_shape = shape;
-    plan::to_user(impl_->description, axes);
+    core::to_user(impl_->description, axes);
   }
 }
 Plan::~Plan() = default;
@@ -648,12 +658,12 @@ std::array<int, 2> Plan::grid_position() const {
   return core::user_position(impl_->bp.position, impl_->bp.ndim);
 }
 
-Box Plan::input_box() const { return plan::to_user(impl_->user_in.box, impl_->axes); }
-Box Plan::output_box() const { return plan::to_user(impl_->user_out.box, impl_->axes); }
-std::vector<int> Plan::input_order() const { return plan::to_user_order(impl_->user_in.order, impl_->axes); }
-std::vector<int> Plan::output_order() const { return plan::to_user_order(impl_->user_out.order, impl_->axes); }
-LocalArray Plan::input_array() const { return plan::to_user(impl_->user_in, impl_->axes); }
-LocalArray Plan::output_array() const { return plan::to_user(impl_->user_out, impl_->axes); }
+Box Plan::input_box() const { return core::to_user(impl_->user_in.box, impl_->axes); }
+Box Plan::output_box() const { return core::to_user(impl_->user_out.box, impl_->axes); }
+std::vector<int> Plan::input_order() const { return core::to_user_order(impl_->user_in.order, impl_->axes); }
+std::vector<int> Plan::output_order() const { return core::to_user_order(impl_->user_out.order, impl_->axes); }
+LocalArray Plan::input_array() const { return core::to_user(impl_->user_in, impl_->axes); }
+LocalArray Plan::output_array() const { return core::to_user(impl_->user_out, impl_->axes); }
 bool Plan::reshapes_input() const { return impl_->reshape_in != nullptr; }
 bool Plan::reshapes_output() const { return impl_->reshape_out != nullptr; }
 std::int64_t Plan::input_count() const { return impl_->user_input_count(); }
@@ -765,7 +775,7 @@ std::vector<Phase> Plan::timings(Direction d) const {
   const double* r = x.reshape_seconds[forward ? 0 : 1];
   if (forward ? x.reshape_in : x.reshape_out) t.insert(t.begin(), Phase{forward ? "reshape_in" : "reshape_out", r[0]});
   if (forward ? x.reshape_out : x.reshape_in) t.push_back(Phase{forward ? "reshape_out" : "reshape_in", r[1]});
-  for (Phase& p : t) p.name = plan::phase_to_user(p.name, x.axes);
+  for (Phase& p : t) p.name = core::phase_to_user(p.name, x.axes);
   return t;
 }
 
@@ -784,10 +794,13 @@ std::size_t Plan::required_workspace_bytes(int comm_size, int rank,
                                            Precision precision, const Options& options) {
   // The plan will be given this workspace, and a plan with a workspace of its own takes the
   // rule's engine for that case (core::choose_engine), whatever nodes its ranks are on.
-  Options planned = options;
+  // In the axes the plan will take (core::none_axes_first).
+  const core::Axes axes = core::none_axes_first(shape, kind, options);
+  Options planned = core::to_internal(options, axes);
   if (planned.engine == Engine::automatic && planned.tune == 0)
     planned.engine = core::choose_engine(comm_size, comm_size, /*user_workspace=*/true);
-  return core::make_blueprint(comm_size, virtual_rank(planned, rank), shape, kind, precision, planned)
+  return core::make_blueprint(comm_size, virtual_rank(planned, rank), core::to_internal(shape, axes), kind, precision,
+                              planned)
       .workspace_bytes();
 }
 

@@ -418,6 +418,44 @@ int main(int argc, char** argv) {
           CHECK(2 * real.exchanges[e].messages[m].bytes == complex.exchanges[e].messages[m].bytes);
     }
 
+    // A none axis with transformed axes after it goes first (core::none_axes_first): on slabs
+    // (dft, none, dft) moves nothing, on pencils one exchange less; the input keeps the user's
+    // C order, and so does a natural layout's output. describe() says what the plan does.
+    {
+      using K = AxisKind;
+      const std::vector<int> c_order{0, 1, 2};
+      for (const auto& kinds : std::vector<std::vector<AxisKind>>{
+               {K::dft, K::none, K::dft}, {K::dct2, K::dft, K::none}, {K::none, K::dst1, K::none}})
+        for (Kind kind : {Kind::c2c, Kind::r2r})
+          for (Layout layout : {Layout::transposed, Layout::natural}) {
+            if (kind == Kind::r2r && kinds[1] == K::dft) continue;
+            std::vector<AxisKind> ks = kinds;
+            if (kind == Kind::r2r)
+              for (auto& k : ks) k = k == K::dft ? K::dct2 : k;
+            Options o;
+            o.kinds = ks, o.layout = layout, o.effort = Effort::estimate;
+            const std::vector<Index> shape{6, 7, 5};
+            const auto d = describe(size, shape, kind, Precision::float64, o);
+            const bool slab = d.grid[1] == 1, one_transformed = ks[0] == K::none && ks[2] == K::none;
+            const std::size_t fewest = slab || one_transformed ? 0 : 1;
+            const std::string label = std::string(to_string(kind)) + " " + kinds_text(ks) + " " + to_string(layout) +
+                                      " grid " + std::to_string(d.grid[0]) + "x" + std::to_string(d.grid[1]);
+            CHECK_MSG(d.exchanges.size() == fewest, label << ": " << d.exchanges.size() << " exchanges");
+            CHECK_MSG(d.input_order == c_order, label << ": input order");
+            Plan plan(MPI_COMM_WORLD, shape, kind, Precision::float64, o);
+            CHECK_MSG(plan.description().exchanges.size() == fewest && plan.input_order() == c_order,
+                      label << ": the plan differs from describe()");
+            for (int r = 0; r < size; ++r)
+              CHECK_MSG(plan.description().input_boxes[r] == d.input_boxes[r] &&
+                            plan.description().output_boxes[r] == d.output_boxes[r],
+                        label << ": boxes of rank " << r);
+            if (layout == Layout::natural) CHECK_MSG(plan.output_order() == c_order, label << ": natural output order");
+            if (kind == Kind::r2r)
+              run_real(shape, ks, o, "relabelled " + std::string(to_string(layout)));
+            else
+              run(shape, ks, o, "relabelled " + std::string(to_string(layout)));
+          }
+    }
     // Bad kinds: the same message on every rank, no rank left waiting.
     auto refused = [&](const std::vector<Index>& shape, Kind kind, const std::vector<AxisKind>& kinds,
                        const std::string& fragment) {

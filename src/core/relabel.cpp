@@ -1,13 +1,48 @@
-#include "plan/relabel.hpp"
+#include "core/relabel.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdint>
 
-#include "core/blueprint.hpp"
+#include "volfft/error.hpp"
 
-namespace volfft::plan {
+
+namespace volfft::core {
+
+Axes none_axes_first(const std::vector<std::int64_t>& shape, Kind kind, const Options& options) {
+  const bool automatic_grid = options.grid[0] == 0 && options.grid[1] == 0;  // a given grid names axes
+  if (shape.size() != 3 || kind == Kind::r2c || options.kinds.size() != 3 || !automatic_grid || options.in_place)
+    return kSameAxes;
+  try {
+    validate(1, shape, options, kind);  // an invalid problem is reported in the user's axes
+  } catch (const Error&) {
+    return kSameAxes;
+  }
+  Axes axes{};
+  int next = 0;
+  for (int pass = 0; pass < 2; ++pass)  // none axes first, then the others
+    for (int a = 0; a < 3; ++a)
+      if ((options.kinds[static_cast<std::size_t>(a)] == AxisKind::none) == (pass == 0)) axes[next++] = a;
+  return axes;
+}
+
+void keep_user_c_order(Blueprint& bp, const Order& c_order) {
+  take_input_order(bp, c_order);
+  if (bp.layout == Layout::natural) take_output_order(bp, c_order);
+}
+
+Options to_internal(const Options& options, const Axes& axes) {
+  Options o = options;
+  if (axes == kSameAxes || options.kinds.size() != 3) return o;
+  for (int a = 0; a < 3; ++a) o.kinds[static_cast<std::size_t>(a)] = options.kinds[static_cast<std::size_t>(axes[a])];
+  return o;
+}
+
+Order user_c_order(const Axes& axes) {
+  const std::vector<int> o = to_internal_order({}, axes);
+  return Order{o[0], o[1], o[2]};
+}
 
 std::vector<std::int64_t> to_internal(const std::vector<std::int64_t>& shape, const Axes& axes) {
   if (shape.size() != 3) return shape;
@@ -86,40 +121,4 @@ std::string phase_to_user(const std::string& name, const Axes& axes) {
   return r;
 }
 
-Axes choose_axes(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-                 const Options& options, const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
-  // The same test on every rank (the arguments must agree; if they do not, the plan says so).
-  const bool all_dft = std::all_of(options.kinds.begin(), options.kinds.end(), [](AxisKind k) { return k == AxisKind::dft; });
-  const bool automatic_grid = options.grid[0] == 0 && options.grid[1] == 0;  // a given grid names axes
-  const bool applies = shape.size() == 3 && kind == Kind::c2c && all_dft && options.spectral_shape.empty() &&
-                       !options.in_place && options.rank_order.empty() && options.map_file.empty() &&
-                       automatic_grid && (in || out);
-  int size = 1, rank = 0;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  static const Axes candidates[6] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  // kept[c]: this rank's elements already where candidate c's plan holds them; kept[6]: 1 when
-  // relabelling does not apply here or something failed (then nobody relabels).
-  std::int64_t kept[7] = {0, 0, 0, 0, 0, 0, applies ? 0 : 1};
-  if (applies) {
-    try {
-      for (int c = 0; c < 6; ++c) {
-        const Axes& axes = candidates[c];
-        const core::Blueprint bp = core::make_blueprint(size, rank, to_internal(shape, axes), kind, precision, options, false);
-        if (in) kept[c] += in->box.intersect(to_user(bp.real_box, axes)).size();
-        if (out) kept[c] += out->box.intersect(to_user(bp.stages.back().box, axes)).size();
-      }
-    } catch (...) {
-      kept[6] = 1;
-    }
-  }
-  std::int64_t total[7];
-  MPI_Allreduce(kept, total, 7, MPI_INT64_T, MPI_SUM, comm);
-  if (total[6] > 0) return kSameAxes;
-  int best = 0;
-  for (int c = 1; c < 6; ++c)
-    if (total[c] > total[best]) best = c;
-  return candidates[best];
-}
-
-}  // namespace volfft::plan
+}  // namespace volfft::core
