@@ -1,12 +1,9 @@
 #include "core/relabel.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <climits>
 #include <cstdint>
 
 #include "volfft/error.hpp"
-
 
 namespace volfft::core {
 
