@@ -35,8 +35,8 @@ struct Phase {
 /// axis whole, in the memory order output_order() (Layout::natural = C order; the default
 /// Layout::transposed = the order that is fastest for the last FFT stage). backward() takes
 /// exactly what forward() produced and returns the input layout. 2-D plans have slabs only. A
-/// c2c or r2r plan whose kinds leave an axis untransformed ahead of transformed ones distributes
-/// that axis instead (fewer exchanges; docs/conventions.md), so read the layout from input_box()
+/// plan whose kinds leave an axis untransformed ahead of transformed ones distributes that axis
+/// instead (fewer exchanges; docs/conventions.md), so read the layout from input_box()
 /// and output_box(); its arrays stay in C order (the output in Layout::natural).
 ///
 /// Conventions: forward is unscaled (e^{-2 pi i k x / n}) unless Options::scale_forward; backward

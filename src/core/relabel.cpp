@@ -9,8 +9,7 @@ namespace volfft::core {
 
 Axes none_axes_first(const std::vector<std::int64_t>& shape, Kind kind, const Options& options) {
   const bool automatic_grid = options.grid[0] == 0 && options.grid[1] == 0;  // a given grid names axes
-  if (shape.size() != 3 || kind == Kind::r2c || options.kinds.size() != 3 || !automatic_grid || options.in_place)
-    return kSameAxes;
+  if (shape.size() != 3 || options.kinds.size() != 3 || !automatic_grid || options.in_place) return kSameAxes;
   try {
     validate(1, shape, options, kind);  // an invalid problem is reported in the user's axes
   } catch (const Error&) {
@@ -21,6 +20,8 @@ Axes none_axes_first(const std::vector<std::int64_t>& shape, Kind kind, const Op
   for (int pass = 0; pass < 2; ++pass)  // none axes first, then the others
     for (int a = 0; a < 3; ++a)
       if ((options.kinds[static_cast<std::size_t>(a)] == AxisKind::none) == (pass == 0)) axes[next++] = a;
+  // An r2c plan's real rows stay last and whole: only its first two axes may swap.
+  if (kind == Kind::r2c && axes[2] != 2) return kSameAxes;
   return axes;
 }
 

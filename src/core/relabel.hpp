@@ -26,9 +26,10 @@ constexpr Axes kSameAxes{0, 1, 2};
 /// The relabelling of a plan on its own arrays whose kinds leave some axes untransformed
 /// (`none`), so that those come first (stable, the others after them in the user's order): a
 /// `(dft, none, dft)` transform on slabs then moves nothing, on pencils one exchange less. Applies
-/// to 3-D c2c and r2r plans with kinds, an automatic grid, not in place; otherwise (and when the
-/// none axes come first already) kSameAxes. The plan keeps the user's C-order input (and, with
-/// Layout::natural, output): input_order_of() gives that order in internal axes.
+/// to 3-D plans with kinds, an automatic grid, not in place and valid arguments (an r2c plan only
+/// where its last axis stays last); otherwise (and when the none axes come first already)
+/// kSameAxes. The plan keeps the user's C-order input (and, with Layout::natural, output):
+/// user_c_order() gives that order in internal axes.
 Axes none_axes_first(const std::vector<std::int64_t>& shape, Kind kind, const Options& options);
 /// A plan relabelled by none_axes_first keeps the user's C order (`c_order`, user_c_order()) for
 /// its input and, with Layout::natural, for its output.

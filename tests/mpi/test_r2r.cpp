@@ -419,16 +419,20 @@ int main(int argc, char** argv) {
     }
 
     // A none axis with transformed axes after it goes first (core::none_axes_first): on slabs
-    // (dft, none, dft) moves nothing, on pencils one exchange less; the input keeps the user's
-    // C order, and so does a natural layout's output. describe() says what the plan does.
+    // (dft, none, dft) moves nothing, on pencils one exchange less (r2c: (dct3, none, r2c), its
+    // first two axes swapped); the input keeps the user's C order, and so does a natural
+    // layout's output. describe() says what the plan does.
     {
       using K = AxisKind;
       const std::vector<int> c_order{0, 1, 2};
-      for (const auto& kinds : std::vector<std::vector<AxisKind>>{
-               {K::dft, K::none, K::dft}, {K::dct2, K::dft, K::none}, {K::none, K::dst1, K::none}})
-        for (Kind kind : {Kind::c2c, Kind::r2r})
+      for (const auto& kinds : std::vector<std::vector<AxisKind>>{{K::dft, K::none, K::dft},
+                                                                  {K::dct2, K::dft, K::none},
+                                                                  {K::none, K::dst1, K::none},
+                                                                  {K::dct3, K::none, K::r2c}})
+        for (Kind kind : {Kind::c2c, Kind::r2r, Kind::r2c})
           for (Layout layout : {Layout::transposed, Layout::natural}) {
-            if (kind == Kind::r2r && kinds[1] == K::dft) continue;
+            // r2c: only with its r2c last axis (its first two axes may swap); c2c and r2r without.
+            if ((kind == Kind::r2c) != (kinds[2] == K::r2c) || (kind == Kind::r2r && kinds[1] == K::dft)) continue;
             std::vector<AxisKind> ks = kinds;
             if (kind == Kind::r2r)
               for (auto& k : ks) k = k == K::dft ? K::dct2 : k;
