@@ -271,24 +271,23 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   // Exchanges carry every field at once, so their arrays hold them all; without exchanges the
   // fields go through the buffers one at a time (field_layout).
   bp.buffer_elements = bp.exchanges.empty() ? capacity : capacity * bp.fields;
-  const std::size_t exchanges = bp.exchanges.size();
-  // Forward: stage arrays (all but the last, which is the user's output) + one send area (not for
-  // alltoallw, whose datatypes read the source array itself).
-  // Backward r2c additionally needs a complex array before the final c2r transform.
-  // In place, the backward c2r runs in the user's array (array_of), so r2c needs none of that.
-  bp.send_area = engine.send_area;
-  const int send = bp.send_area ? 1 : 0;
-  const bool complex_before_c2r = kind == Kind::r2c && !bp.in_place;
-  bp.buffer_count = exchanges == 0 ? (complex_before_c2r ? 1 : 0) : static_cast<int>(exchanges) + send;
-  if (exchanges == 1 && complex_before_c2r) bp.buffer_count = 2 + send;  // array_of's spare buffer
-  // Padded: the last forward stage transforms in a buffer (its FFT length exceeds the output)
-  // and truncates into the output.
-  if (bp.padded) bp.buffer_count = exchanges == 0 ? 1 : 2 + send;
-  // An engine that overlaps cannot receive into the array it is still transforming: a fourth
-  // buffer is its receive area.
-  if (exchanges > 0 && engine.receive_area) bp.buffer_count = 4;
+  // How many buffers: the highest the buffer rule places a stage array in (array_of, both
+  // directions), the send area (not alltoallw's, whose datatypes read the stage array) and, for
+  // an engine that overlaps and so cannot receive into the array it is still transforming, the
+  // receive area.
+  int highest = -1;
+  for (const bool forward : {true, false})
+    for (std::size_t s = 0; s < bp.stages.size(); ++s) {
+      const ArrayPlace at = array_of(bp, forward, s);
+      if (!at.user_output) highest = std::max(highest, at.buffer);
+    }
+  if (!bp.exchanges.empty() && bp.send_area()) highest = std::max(highest, send_buffer(bp));
+  if (!bp.exchanges.empty() && engine.receive_area) highest = std::max(highest, receive_buffer);
+  bp.buffer_count = highest + 1;
   return bp;
 }
+
+bool Blueprint::send_area() const { return engine_info(engine).send_area; }
 
 void take_input_order(Blueprint& bp, const Order& order) {
   bp.input_order = bp.stages.front().order = order;
@@ -307,7 +306,7 @@ ArrayPlace array_of(const Blueprint& bp, bool forward, std::size_t s) {
   const ArrayPlace user{true, 0};
   // A padded plan's last stage transforms full-length lines in a buffer free at that point,
   // then truncates into the output. With two stages that is the one after the send area.
-  const int spare = bp.send_area ? 2 : 1;
+  const int spare = bp.send_area() ? 2 : 1;
   if (forward && s + 1 == S && bp.padded) return buffer(S == 2 ? spare : 0);
   if (forward) return s + 1 == S ? user : buffer(static_cast<int>(s));
   if (s == 0) {

@@ -84,8 +84,9 @@ struct Blueprint {
   /// Bytes of one element of the plan's arrays: a complex value, or a real one in an r2r plan.
   Index element_bytes = 16;
   Index buffer_elements = 0;  ///< complex capacity of each internal buffer (all fields)
-  int buffer_count = 0;       ///< internal buffers the plan uses (array_of)
-  bool send_area = true;      ///< buffer send_buffer() is the engine's send area (not alltoallw's)
+  int buffer_count = 0;       ///< internal buffers the plan uses (array_of and the engine's areas)
+  /// Buffer send_buffer() is the engine's send area (every engine's but alltoallw's).
+  bool send_area() const;
 
   Index input_count() const { return real_storage.size() * fields; }
   /// The plan's arrays hold reals (Kind::r2r), not complex values.
@@ -134,7 +135,7 @@ std::array<Index, 3> strides_of(const Box& box, const Order& order, Index unit);
 ///   forward : stage s lives in buffer s, the last stage in the user's output (a padded plan's
 ///             last stage in a free buffer, truncated into the output); exchange k goes from
 ///             stage k's array to stage k+1's with buffer E as its send area (send_buffer;
-///             none for alltoallw, whose datatypes read the stage array: Blueprint::send_area).
+///             none for alltoallw, whose datatypes read the stage array: Blueprint::send_area()).
 ///   backward: stage S-1 is read from the user's input into buffer 0; stage s (0 < s < S-1)
 ///             lives in buffer (S-1-s) % 2; stage 0 is the user's output (c2c, r2r, and in-place
 ///             r2c, whose c2r then runs in place) or a complex buffer (r2c) that the final c2r

@@ -122,7 +122,7 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
     if (q < E) {
       exchange::Setup& s = setups[q];
       s.src = array(pos.stage, nullptr);
-      s.send = bp.send_area ? buffers[static_cast<std::size_t>(core::send_buffer(bp))] : nullptr;
+      s.send = bp.send_area() ? buffers[static_cast<std::size_t>(core::send_buffer(bp))] : nullptr;
       s.receive = receive_area ? buffers[core::receive_buffer] : nullptr;
       const std::string suffix = "_" + core::user_exchange_name(bp.ndim, exchange_at(bp, forward, q).name);
       // Made on every rank or on none: a rank whose exchange failed (a full /dev/shm, an MPI

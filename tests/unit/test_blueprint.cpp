@@ -296,7 +296,7 @@ void alltoallw_needs_no_send_area() {
     const Blueprint w = core::make_blueprint(P, 0, {12, 12, 12}, c.kind, Precision::float64, o);
     const std::string label = std::string(to_string(c.kind)) + " grid " + std::to_string(c.grid[0]) + "x" +
                               std::to_string(c.grid[1]) + (c.padded ? " padded" : "") + (c.in_place ? " in place" : "");
-    CHECK_MSG(v.send_area && !w.send_area, label);
+    CHECK_MSG(v.send_area() && !w.send_area(), label);
     CHECK_MSG(w.buffer_count == v.buffer_count - 1, label << ": buffers " << w.buffer_count << " vs " << v.buffer_count);
     for (bool forward : {true, false})
       for (std::size_t s = 0; s < w.stages.size(); ++s) {
