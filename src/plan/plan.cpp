@@ -139,6 +139,13 @@ class Plan::Impl {
     return std::max(user_input_count() * bp.input_element_bytes(),
                     user_output_count() * bp.element_bytes);
   }
+  /// A plan made in relabelled axes reports in the user's: its accessors and description map back.
+  void report_in_user_axes(const core::Axes& relabelling, const std::vector<Index>& shape) {
+    if (relabelling == core::kSameAxes) return;
+    axes = relabelling;
+    user_shape = shape;
+    core::to_user(description, axes);
+  }
   /// The reshape after the program of a direction (the user's output side), if any.
   void reshape_after(bool forward, void* out);
 
@@ -622,26 +629,18 @@ Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Pre
   // Untransformed axes go first where that moves less data (core/relabel.hpp), keeping the
   // user's C-order arrays; the same rule as describe()'s.
   const core::Axes axes = core::none_axes_first(shape, kind, options);
-  if (axes == core::kSameAxes) {
-    impl_ = std::make_shared<Impl>(comm, shape, kind, precision, options);
-    return;
-  }
+  std::optional<core::Order> c_order;
+  if (axes != core::kSameAxes) c_order = core::user_c_order(axes);
   impl_ = std::make_shared<Impl>(comm, core::to_internal(shape, axes), kind, precision, core::to_internal(options, axes),
-                                 std::nullopt, std::nullopt, core::user_c_order(axes));
-  impl_->axes = axes;
-  impl_->user_shape = shape;
-  core::to_user(impl_->description, axes);
+                                 std::nullopt, std::nullopt, c_order);
+  impl_->report_in_user_axes(axes, shape);
 }
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
            const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
   const core::Axes axes = plan::choose_axes(comm, shape, kind, precision, options, in, out);
-  impl_ = std::make_shared<Impl>(comm, core::to_internal(shape, axes), kind, precision, options,
+  impl_ = std::make_shared<Impl>(comm, core::to_internal(shape, axes), kind, precision, core::to_internal(options, axes),
                                  core::to_internal(in, axes), core::to_internal(out, axes));
-  if (axes != core::kSameAxes) {
-    impl_->axes = axes;
-    impl_->user_shape = shape;
-    core::to_user(impl_->description, axes);
-  }
+  impl_->report_in_user_axes(axes, shape);
 }
 Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
