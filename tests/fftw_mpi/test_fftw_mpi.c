@@ -141,6 +141,31 @@ static void c2c_2d_in_place(void) {
   fftw_free(data), fftw_free(want);
 }
 
+/* Interleaved fields (howmany) of FFTW's slab: field h of point p of local plane i holds
+ * (h + 1) times the test function. */
+static void fill_fields(fftw_complex* a, const ptrdiff_t n[3], ptrdiff_t howmany, ptrdiff_t local_n0,
+                        ptrdiff_t local_0_start) {
+  const ptrdiff_t plane = n[1] * n[2];
+  for (ptrdiff_t i = 0; i < local_n0; ++i)
+    for (ptrdiff_t p = 0; p < plane; ++p)
+      for (ptrdiff_t h = 0; h < howmany; ++h)
+        a[(i * plane + p) * howmany + h] = (h + 1) * f_complex(local_0_start + i, p / n[2], p % n[2]);
+}
+
+/* Each field against (h + 1) times the serial forward DFT of the test function. */
+static void check_fields(const fftw_complex* a, const ptrdiff_t n[3], ptrdiff_t howmany, ptrdiff_t local_n0,
+                         ptrdiff_t local_0_start, const char* what) {
+  const ptrdiff_t plane = n[1] * n[2];
+  fftw_complex* want = serial_dft(n[0], n[1], n[2], FFTW_FORWARD);
+  const double scale = max_abs(want, n[0] * plane);
+  for (ptrdiff_t i = 0; i < local_n0; ++i)
+    for (ptrdiff_t p = 0; p < plane; ++p)
+      for (ptrdiff_t h = 0; h < howmany; ++h)
+        CHECK(cabs(a[(i * plane + p) * howmany + h] - (h + 1) * want[(local_0_start + i) * plane + p]) <
+                  3e-12 * scale, "%s element (%td, %td) field %td", what, local_0_start + i, p, h);
+  fftw_free(want);
+}
+
 /* howmany = 3 interleaved fields, a block size of our own, out of place, and new-array execute. */
 static void many_dft(void) {
   const ptrdiff_t n[3] = {10, 4, 6}, howmany = 3;
@@ -152,21 +177,11 @@ static void many_dft(void) {
   fftw_plan plan = fftw_mpi_plan_many_dft(3, n, howmany, block, block, in, out, MPI_COMM_WORLD, FFTW_FORWARD,
                                           FFTW_ESTIMATE);
   CHECK(plan, "many_dft plan");
-  const ptrdiff_t plane = n[1] * n[2];
-  for (ptrdiff_t i = 0; i < local_n0; ++i)
-    for (ptrdiff_t p = 0; p < plane; ++p)
-      for (ptrdiff_t h = 0; h < howmany; ++h)
-        in2[(i * plane + p) * howmany + h] = (h + 1) * f_complex(local_0_start + i, p / n[2], p % n[2]);
+  fill_fields(in2, n, howmany, local_n0, local_0_start);
   fftw_mpi_execute_dft(plan, in2, out2); /* new arrays */
-  fftw_complex* want = serial_dft(n[0], n[1], n[2], FFTW_FORWARD);
-  const double scale = max_abs(want, n[0] * plane);
-  for (ptrdiff_t i = 0; i < local_n0; ++i)
-    for (ptrdiff_t p = 0; p < plane; ++p)
-      for (ptrdiff_t h = 0; h < howmany; ++h)
-        CHECK(cabs(out2[(i * plane + p) * howmany + h] - (h + 1) * want[(local_0_start + i) * plane + p]) <
-                  3e-12 * scale, "howmany element (%td, %td) field %td", local_0_start + i, p, h);
+  check_fields(out2, n, howmany, local_n0, local_0_start, "howmany");
   fftw_destroy_plan(plan);
-  fftw_free(in), fftw_free(out), fftw_free(in2), fftw_free(out2), fftw_free(want);
+  fftw_free(in), fftw_free(out), fftw_free(in2), fftw_free(out2);
 }
 
 /* howmany = 2 in place and out of place on n0 = 2, so that from np 3 on the last ranks hold
@@ -183,23 +198,12 @@ static void many_dft_in_place_and_empty_ranks(int in_place) {
   fftw_plan plan = fftw_mpi_plan_many_dft(3, n, howmany, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, in, out,
                                           MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE);
   CHECK(plan, "many_dft plan (%s, howmany 2)", in_place ? "in place" : "out of place");
-  const ptrdiff_t plane = n[1] * n[2];
-  for (ptrdiff_t i = 0; i < local_n0; ++i)
-    for (ptrdiff_t p = 0; p < plane; ++p)
-      for (ptrdiff_t h = 0; h < howmany; ++h)
-        in[(i * plane + p) * howmany + h] = (h + 1) * f_complex(local_0_start + i, p / n[2], p % n[2]);
+  fill_fields(in, n, howmany, local_n0, local_0_start);
   fftw_execute(plan);
-  fftw_complex* want = serial_dft(n[0], n[1], n[2], FFTW_FORWARD);
-  const double scale = max_abs(want, n[0] * plane);
-  for (ptrdiff_t i = 0; i < local_n0; ++i)
-    for (ptrdiff_t p = 0; p < plane; ++p)
-      for (ptrdiff_t h = 0; h < howmany; ++h)
-        CHECK(cabs(out[(i * plane + p) * howmany + h] - (h + 1) * want[(local_0_start + i) * plane + p]) <
-                  3e-12 * scale, "howmany %s element (%td, %td) field %td", in_place ? "in place" : "out of place",
-              local_0_start + i, p, h);
+  check_fields(out, n, howmany, local_n0, local_0_start, in_place ? "howmany in place" : "howmany out of place");
   fftw_destroy_plan(plan);
   if (out != in) fftw_free(out);
-  fftw_free(in), fftw_free(want);
+  fftw_free(in);
 }
 
 /* r2r 2-D: REDFT10 (DCT-II) x RODFT10 (DST-II), in place (the manual's example). */
