@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/fft_batch.hpp"
+#include "backend/fftw_kinds.hpp"
 
 namespace volfft::backend {
 namespace {
@@ -112,17 +113,9 @@ class PlannerThreads {
 };
 
 fftw_r2r_kind fftw_kind(AxisKind k) {
-  switch (k) {
-    case AxisKind::dct1: return FFTW_REDFT00;
-    case AxisKind::dct2: return FFTW_REDFT10;
-    case AxisKind::dct3: return FFTW_REDFT01;
-    case AxisKind::dct4: return FFTW_REDFT11;
-    case AxisKind::dst1: return FFTW_RODFT00;
-    case AxisKind::dst2: return FFTW_RODFT10;
-    case AxisKind::dst3: return FFTW_RODFT01;
-    case AxisKind::dst4: return FFTW_RODFT11;
-    default: throw std::logic_error("volfft: not a real-to-real kind");
-  }
+  const FftwKind* entry = fftw_kind_of(k);
+  if (!entry) throw std::logic_error("volfft: not a real-to-real kind");
+  return entry->fftw;
 }
 
 unsigned effort_flags(Effort e) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "backend/fftw_kinds.hpp"
 #include "volfft/error.hpp"
 
 namespace volfft::fftw_mpi {
@@ -21,20 +22,10 @@ constexpr unsigned kScrambledIn = 1U << 27, kScrambledOut = 1U << 28;
 constexpr unsigned kTransposedIn = 1U << 29, kTransposedOut = 1U << 30;
 
 AxisKind axis_kind(int fftw_kind) {
-  switch (fftw_kind) {
-    case FFTW_REDFT00: return AxisKind::dct1;
-    case FFTW_REDFT10: return AxisKind::dct2;
-    case FFTW_REDFT01: return AxisKind::dct3;
-    case FFTW_REDFT11: return AxisKind::dct4;
-    case FFTW_RODFT00: return AxisKind::dst1;
-    case FFTW_RODFT10: return AxisKind::dst2;
-    case FFTW_RODFT01: return AxisKind::dst3;
-    case FFTW_RODFT11: return AxisKind::dst4;
-    default:
-      throw Error("volfft_fftw3_mpi: r2r kind " + std::to_string(fftw_kind) +
-                  " is not supported (volfft has FFTW_REDFT00/01/10/11 and FFTW_RODFT00/01/10/11; not "
-                  "R2HC, HC2R or DHT)");
-  }
+  if (const backend::FftwKind* entry = backend::axis_kind_of(fftw_kind)) return entry->kind;
+  throw Error("volfft_fftw3_mpi: r2r kind " + std::to_string(fftw_kind) +
+              " is not supported (volfft has FFTW_REDFT00/01/10/11 and FFTW_RODFT00/01/10/11; not "
+              "R2HC, HC2R or DHT)");
 }
 
 Effort effort(unsigned flags) {
