@@ -339,9 +339,9 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   r.output_order = plan.output_order();
   r.workspace = plan.workspace_bytes();
   // Real sides: the input of r2c and r2r plans, and r2r's spectrum too (its `out` array then
-  // holds reals in the complex array's memory: RealOut).
+  // holds reals in the complex array's memory: as_reals).
   const bool real = a.kind != Kind::c2c, real_spectrum = a.kind == Kind::r2r;
-  auto RealOut = [](C* p) { return reinterpret_cast<Real*>(p); };
+  auto as_reals = [](C* p) { return reinterpret_cast<Real*>(p); };
   const int nd = static_cast<int>(a.shape.size());
   // In place: one array (the input's, of in_place_bytes()) is the output too and the
   // backward's output; `original` keeps the input for the round-trip check.
@@ -397,11 +397,11 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   const Array<Real> original_r = in_r;
   const Array<C> original_c = in_c;
   auto fwd = [&] {
-    if (real_spectrum) plan.forward(in_r.data(), RealOut(out_data));
+    if (real_spectrum) plan.forward(in_r.data(), as_reals(out_data));
     else real ? plan.forward(in_r.data(), out_data) : plan.forward(in_c.data(), out_data);
   };
   auto bwd = [&] {
-    if (real_spectrum) plan.backward(RealOut(out_data), back_r_data);
+    if (real_spectrum) plan.backward(as_reals(out_data), back_r_data);
     else real ? plan.backward(out_data, back_r_data) : plan.backward(out_data, back_c_data);
   };
   fwd();
@@ -487,7 +487,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
       Real* r1 = real ? single_r.data() + f * single_in_stride : nullptr;
       C* c1 = real ? nullptr : single_c.data() + f * single_in_stride;
       C* o1 = a.in_place ? (real ? reinterpret_cast<C*>(r1) : c1) : single_out.data() + f * single_out_stride;
-      if (real_spectrum) forward ? single->forward(r1, RealOut(o1)) : single->backward(RealOut(o1), r1);
+      if (real_spectrum) forward ? single->forward(r1, as_reals(o1)) : single->backward(as_reals(o1), r1);
       else if (forward) real ? single->forward(r1, o1) : single->forward(c1, o1);
       else real ? single->backward(o1, r1) : single->backward(o1, c1);
     }
