@@ -142,13 +142,10 @@ void check_batch(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, cons
 int main(int argc, char** argv) {
   const bool quick = has_flag(argc, argv, "--quick");
   return run_mpi_test(argc, argv, [quick](int rank, int size) {
-    std::vector<std::array<int, 2>> grids;
-    for (int p0 = size; p0 >= 1; --p0)
-      if (size % p0 == 0) grids.push_back({p0, size / p0});
+    const std::vector<std::array<int, 2>> grids = all_grids(size);
     std::vector<Engine> engines_ = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p,
                                     Engine::pipelined, Engine::node};
-    const char* persistent = std::getenv("VOLFFT_TEST_PERSISTENT");  // as test_transforms
-    if (!(persistent && std::string(persistent) == "0")) engines_.push_back(Engine::persistent);
+    if (persistent_tested()) engines_.push_back(Engine::persistent);
     int cases = 0;
     auto run = [&](const std::vector<Index>& shape, Kind kind, Options o, const std::string& what) {
       std::string label = what + " batch " + std::to_string(o.batch) + " " + to_string(o.batch_layout) + " " +

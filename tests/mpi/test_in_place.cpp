@@ -136,8 +136,7 @@ int main(int argc, char** argv) {
         if (s.n.size() == 2 && g[1] != 1) continue;  // 2-D: slabs only
         for (Engine engine : engines()) {
           if (engine == Engine::automatic) continue;
-          const char* persistent = std::getenv("VOLFFT_TEST_PERSISTENT");  // as test_transforms
-          if (engine == Engine::persistent && persistent && std::string(persistent) == "0") continue;
+          if (engine == Engine::persistent && !persistent_tested()) continue;
           const bool slab_exchange = size > 1 && (g[0] == 1 || g[1] == 1);
           if (engine == Engine::pipelined && slab_exchange) continue;  // refused: checked below
           for (Backend backend : backends)

@@ -89,14 +89,13 @@ void check_norm(const std::vector<Index>& shape, Kind kind, Options o, const std
 int main(int argc, char** argv) {
   const bool quick = has_flag(argc, argv, "--quick");
   return run_mpi_test(argc, argv, [quick](int rank, int size) {
-    std::vector<std::array<int, 2>> grids;
-    for (int p0 = size; p0 >= 1; --p0)
-      if (size % p0 == 0) grids.push_back({p0, size / p0});
+    const std::vector<std::array<int, 2>> grids = all_grids(size);
     int cases = 0;
     for (Kind kind : {Kind::c2c, Kind::r2c, Kind::r2r})
       for (const auto& g : grids)
         for (Engine e : engines()) {
-          if (e == Engine::automatic || e == Engine::persistent || (quick && e != Engine::alltoallv && e != Engine::node))
+          if (e == Engine::automatic || (e == Engine::persistent && !persistent_tested()) ||
+              (quick && e != Engine::alltoallv && e != Engine::node))
             continue;
           for (bool in_place : {false, true})
             for (int batch : {1, 2}) {

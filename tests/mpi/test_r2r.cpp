@@ -235,9 +235,7 @@ int main(int argc, char** argv) {
   return run_mpi_test(argc, argv, [quick](int rank, int size) {
     const std::vector<AxisKind> r2r = {AxisKind::dct1, AxisKind::dct2, AxisKind::dct3, AxisKind::dct4,
                                        AxisKind::dst1, AxisKind::dst2, AxisKind::dst3, AxisKind::dst4};
-    std::vector<std::array<int, 2>> grids;
-    for (int p0 = size; p0 >= 1; --p0)
-      if (size % p0 == 0) grids.push_back({p0, size / p0});
+    const std::vector<std::array<int, 2>> grids = all_grids(size);
     std::vector<Backend> backends = {Backend::fftw};
     if (have_backend(Backend::ducc0)) backends.push_back(Backend::ducc0);
     int cases = 0;
@@ -363,8 +361,7 @@ int main(int argc, char** argv) {
       if (size % d == 0) pencil_p0 = d;
     for (Engine e : engines()) {
       if (e == Engine::automatic || (quick && e != Engine::alltoallv && e != Engine::node)) continue;
-      const char* persistent = std::getenv("VOLFFT_TEST_PERSISTENT");  // as test_transforms
-      if (e == Engine::persistent && persistent && std::string(persistent) == "0") continue;
+      if (e == Engine::persistent && !persistent_tested()) continue;
       for (bool in_place : {false, true})
         for (const auto& kinds : real_mixes) {
           Options o;

@@ -153,8 +153,7 @@ int main(int argc, char** argv) {
     if (quick) shapes3 = {{8, 8, 8}, {7, 9, 11}, {3, 4, 2}}, shapes2 = {{7, 9}};
     std::vector<Engine> engines = {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p,
                                    Engine::pipelined};
-    if (std::getenv("VOLFFT_TEST_PERSISTENT") == nullptr || std::string(std::getenv("VOLFFT_TEST_PERSISTENT")) != "0")
-      engines.push_back(Engine::persistent);
+    if (persistent_tested()) engines.push_back(Engine::persistent);
     std::vector<std::array<int, 2>> grids;
     for (int p0 = 1; p0 <= size; ++p0)
       if (size % p0 == 0) grids.push_back({p0, size / p0});

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -147,6 +149,21 @@ inline bool has_flag(int argc, char** argv, const char* flag) {
   for (int k = 1; k < argc; ++k)
     if (std::string(argv[k]) == flag) return true;
   return false;
+}
+
+/// Every process grid p0 x p1 of `size` ranks, slabs (size x 1) first.
+inline std::vector<std::array<int, 2>> all_grids(int size) {
+  std::vector<std::array<int, 2>> grids;
+  for (int p0 = size; p0 >= 1; --p0)
+    if (size % p0 == 0) grids.push_back({p0, size / p0});
+  return grids;
+}
+
+/// Whether engine persistent is tested: VOLFFT_TEST_PERSISTENT=0 leaves it out (an MPI whose
+/// persistent collectives are missing or broken).
+inline bool persistent_tested() {
+  const char* v = std::getenv("VOLFFT_TEST_PERSISTENT");
+  return v == nullptr || std::string(v) != "0";
 }
 
 /// The shapes the transform suites share: powers of two, primes, uneven sizes, axes of 1, and
