@@ -511,12 +511,13 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   // planning, only for the rest.
   const std::size_t planning_arrays = options.backend == Backend::automatic ? 3u : 2u;
   const std::size_t buffer_bytes = static_cast<std::size_t>(bp.buffer_elements * bp.element_bytes);
-  const bool buffers_serve = buffer_bytes >= scratch_bytes(bp);
-  std::size_t scratch_count = 0;
-  for (std::size_t k = 0; k < planning_arrays; ++k)
-    if (!buffers_serve || static_cast<int>(k) >= bp.buffer_count) ++scratch_count;
+  // Planning arrays 0 .. lent-1 are buffers 0 .. lent-1; the others are scratch.
+  const std::size_t lent = buffer_bytes >= scratch_bytes(bp)
+                               ? std::min(planning_arrays, static_cast<std::size_t>(bp.buffer_count))
+                               : 0;
+  const std::size_t scratch_count = planning_arrays - lent;
   try {
-    for (std::size_t k = planning_arrays - scratch_count; k < planning_arrays; ++k) scratch[k] = Scratch(scratch_bytes(bp));
+    for (std::size_t k = lent; k < planning_arrays; ++k) scratch[k] = Scratch(scratch_bytes(bp));
     if (options.workspace) {
       base = static_cast<unsigned char*>(options.workspace);
     } else if (shared) {
@@ -541,7 +542,7 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
     w[static_cast<std::size_t>(b)] = reinterpret_cast<void*>(p);
     base = reinterpret_cast<unsigned char*>(p) + buffer_bytes;
   }
-  for (std::size_t k = 0; k < planning_arrays - scratch_count; ++k) scratch[k].data = w[k];
+  for (std::size_t k = 0; k < lent; ++k) scratch[k].data = w[k];
 }
 
 std::string Plan::Impl::type_error(bool forward, bool real_in, bool real_out, Precision precision) const {
