@@ -274,8 +274,9 @@ void workspace_holds_every_stage() {
 }
 
 // alltoallw packs nothing (its datatypes read the stage array), so its plans have no send area:
-// one buffer less than alltoallv's for every kind, grid, padding and in-place choice, and the
-// spare buffer of a two-stage plan (padded forward, r2c backward) is the one after the stages.
+// one buffer less than alltoallv's for every kind, grid, padding and in-place choice (the count is
+// derived from array_of, so this checks the rule itself), and the spare buffer of a two-stage plan
+// (padded forward, r2c backward) is the one after the stages.
 void alltoallw_needs_no_send_area() {
   struct Case {
     Kind kind;
@@ -298,10 +299,17 @@ void alltoallw_needs_no_send_area() {
                               std::to_string(c.grid[1]) + (c.padded ? " padded" : "") + (c.in_place ? " in place" : "");
     CHECK_MSG(v.send_area() && !w.send_area(), label);
     CHECK_MSG(w.buffer_count == v.buffer_count - 1, label << ": buffers " << w.buffer_count << " vs " << v.buffer_count);
+    // No stage array sits in alltoallv's send area, and alltoallw's take the same buffers or
+    // lower ones (its spare buffer moves down into the send area's place).
     for (bool forward : {true, false})
       for (std::size_t s = 0; s < w.stages.size(); ++s) {
-        const core::ArrayPlace at = core::array_of(w, forward, s);
-        CHECK_MSG(at.user_output || at.buffer < w.buffer_count, label << ": stage " << s << " in buffer " << at.buffer);
+        const core::ArrayPlace at_v = core::array_of(v, forward, s), at_w = core::array_of(w, forward, s);
+        CHECK_MSG(at_v.user_output == at_w.user_output, label << ": stage " << s);
+        if (at_v.user_output) continue;
+        CHECK_MSG(v.exchanges.empty() || at_v.buffer != core::send_buffer(v),
+                  label << ": stage " << s << " in alltoallv's send area");
+        CHECK_MSG(at_w.buffer <= at_v.buffer, label << ": stage " << s << " in buffer " << at_w.buffer << " vs "
+                                                      << at_v.buffer);
       }
   }
 }
