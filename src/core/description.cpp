@@ -1,4 +1,6 @@
 // describe(): every rank's blueprint folded into one PlanDescription (pure, no MPI).
+#include "core/description.hpp"
+
 #include <algorithm>
 
 #include "core/blueprint.hpp"

@@ -34,9 +34,6 @@ Axes none_axes_first(const std::vector<std::int64_t>& shape, Kind kind, const Op
 /// A plan relabelled by none_axes_first keeps the user's C order (`c_order`, user_c_order()) for
 /// its input and, with Layout::natural, for its output.
 void keep_user_c_order(Blueprint& bp, const Order& c_order);
-/// volfft::describe() of a problem in internal axes whose arrays keep `c_order` (when given).
-PlanDescription describe_internal(int comm_size, const std::vector<std::int64_t>& shape, Kind kind,
-                                  Precision precision, const Options& options, const std::optional<Order>& c_order);
 /// The options in internal axes (Options::kinds permuted).
 Options to_internal(const Options& options, const Axes& axes);
 /// The user's C order in internal axes: the memory order of the plan's arrays that the user sees

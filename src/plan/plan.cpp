@@ -21,6 +21,7 @@
 #include "mpi/shared_memory.hpp"
 #include "plan/placement.hpp"
 #include "plan/program.hpp"
+#include "core/description.hpp"
 #include "core/relabel.hpp"
 #include "plan/choose_axes.hpp"
 #include "plan/stage_ops.hpp"
