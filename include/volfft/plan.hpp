@@ -1,4 +1,4 @@
-// Plan: a distributed 2-D or 3-D FFT over an MPI communicator.
+// Plan: a distributed FFT of 2 or more axes over an MPI communicator.
 #pragma once
 
 #include <mpi.h>
@@ -28,7 +28,7 @@ struct Phase {
   double seconds = 0;
 };
 
-/// A distributed FFT of a global C-order array of shape (n0, n1) or (n0, n1, n2).
+/// A distributed FFT of a global C-order array of shape (n0, n1), (n0, n1, n2) or more axes.
 ///
 /// Data layout. Forward input: "z-pencils": virtual rank (i, j) of the p0 x p1 grid holds the
 /// C-order block input_box() with the last axis whole. Forward output: "x-pencils": the first
@@ -38,6 +38,13 @@ struct Phase {
 /// plan whose kinds leave an axis untransformed ahead of transformed ones distributes that axis
 /// instead (fewer exchanges; docs/conventions.md), so read the layout from input_box()
 /// and output_box(); its arrays stay in C order (the output in Layout::natural).
+///
+/// More than 3 axes (c2c and r2r plans): the first three axes are distributed and exchanged as in
+/// a 3-D plan, whose elements are the values of the trailing axes (3 .. ndim-1); those stay whole
+/// on every rank, fastest in memory and in C order, and each rank transforms them on its own after
+/// the exchanges. Boxes, grid and description() are the 3-D plan's (its fields: the trailing
+/// values times Options::batch); input_order()/output_order() list all axes, the trailing ones
+/// last. Not r2c, Options::spectral_shape, BatchLayout::outer with batch > 1, nor user arrays.
 ///
 /// Conventions: forward is unscaled (e^{-2 pi i k x / n}) unless Options::scale_forward; backward
 /// (e^{+...}) is scaled by 1/N unless Options::scale_backward is false, so by default
@@ -96,7 +103,8 @@ class Plan {
   Layout layout() const;
   /// This rank's position in the virtual grid (i, j).
   std::array<int, 2> grid_position() const;
-  /// Global index boxes held by this rank, in user axes (entries past ndim() are [0, 1)).
+  /// Global index boxes held by this rank, in user axes (entries past ndim() are [0, 1); with
+  /// more than 3 axes, the box of the first three, the others whole).
   Box input_box() const;
   Box output_box() const;
   /// Memory order of each side: user axes from slowest to fastest.

@@ -1,4 +1,4 @@
-/* volfft C API: distributed 2-D/3-D FFTs on MPI, and global redistributions (Reshape).
+/* volfft C API: distributed FFTs of 2 or more axes on MPI, and global redistributions (Reshape).
  *
  * Every function returns a volfft_status; on failure volfft_last_error() gives a message
  * (per thread, valid until the next volfft call on that thread). No C++ exception crosses
@@ -102,7 +102,11 @@ typedef struct {
 /* Fill *options with the defaults. */
 void volfft_options_default(volfft_options* options);
 
-/* Collective over comm. shape has ndim (2 or 3) entries. options may be NULL. */
+/* Collective over comm. shape has ndim (>= 2) entries. options may be NULL. Plans of more than 3
+ * axes (c2c, r2r; not r2c, padded or on user arrays) distribute the first three axes as a 3-D
+ * plan does; the other axes are whole on every rank and fastest in memory, in C order, after the
+ * first three: boxes, the local array's order and the grid describe the first three axes
+ * (volfft::Plan, docs/conventions.md). */
 volfft_status volfft_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int kind,
                                  int precision, const volfft_options* options,
                                  volfft_plan* plan);
@@ -136,7 +140,7 @@ volfft_status volfft_request_wait(volfft_request request);
 /* Boxes in user axes: lo[3], hi[3] (entries past ndim are 0 and 1). */
 volfft_status volfft_input_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]);
 volfft_status volfft_output_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]);
-/* Memory orders: order[ndim], user axes slowest to fastest. */
+/* Memory orders: order[ndim], user axes slowest to fastest (N-D: the trailing axes last). */
 volfft_status volfft_input_order(volfft_plan plan, int* order);
 volfft_status volfft_output_order(volfft_plan plan, int* order);
 /* Each side's array: box, order and storage (the user's arrays of a plan made on them). */

@@ -76,14 +76,14 @@ _INDEX_LIMIT = 2**63
 
 
 def _check_shape(shape: Any) -> Tuple[int, ...]:
-    # Types and the 64-bit range here; the library checks the values (2 or 3 positive sizes
+    # Types and the 64-bit range here; the library checks the values (2 or more positive sizes
     # whose product it can address) and names the size that is too large.
     try:
         if isinstance(shape, (str, bytes)) or any(isinstance(n, (bool, np.bool_)) for n in shape):
             raise TypeError
         sizes = tuple(operator.index(n) for n in shape)
     except TypeError:
-        raise TypeError(f"shape: expected a sequence of 2 or 3 ints, got {shape!r}") from None
+        raise TypeError(f"shape: expected a sequence of at least 2 ints, got {shape!r}") from None
     for axis, n in enumerate(sizes):
         if not -_INDEX_LIMIT <= n < _INDEX_LIMIT:
             raise VolfftError(f"shape: shape[{axis}] = {n} is too large (sizes must be below 2^63, "

@@ -1,5 +1,6 @@
 #include "capi/local_array_c.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "volfft/error.hpp"
@@ -22,7 +23,8 @@ volfft_local_array to_c(const LocalArray& a) {
   volfft_local_array c{};
   c.box = to_c(a.box);
   c.storage = to_c(a.storage);
-  c.order_length = static_cast<int>(a.order.size());
+  // An N-D plan's order has its trailing axes last, in C order: the struct keeps the first three.
+  c.order_length = static_cast<int>(std::min<std::size_t>(a.order.size(), 3));
   for (std::size_t k = 0; k < a.order.size() && k < 3; ++k) c.order[k] = a.order[k];
   return c;
 }

@@ -5,6 +5,7 @@
 
 #include "core/blueprint.hpp"
 #include "core/relabel.hpp"
+#include "core/trailing_axes.hpp"
 #include "core/user_axes.hpp"
 #include "volfft/description.hpp"
 
@@ -12,11 +13,15 @@ namespace volfft {
 
 PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, Kind kind,
                          Precision precision, const Options& options) {
-  // The plan's own relabelling (Plan's constructor applies the same rule).
-  const core::Axes axes = core::none_axes_first(shape, kind, options);
-  if (axes == core::kSameAxes) return core::describe_internal(comm_size, shape, kind, precision, options, std::nullopt);
-  PlanDescription d = core::describe_internal(comm_size, core::to_internal(shape, axes), kind, precision,
-                                              core::to_internal(options, axes), core::user_c_order(axes));
+  // An N-D plan is the plan of its first three axes with the trailing values as fields
+  // (core/trailing_axes.hpp), then the plan's own relabelling (Plan's constructor applies the same
+  // rules).
+  const core::LeadingPlan split = core::split_trailing_axes(shape, kind, options);
+  const core::Axes axes = core::none_axes_first(split.shape, kind, split.options);
+  if (axes == core::kSameAxes)
+    return core::describe_internal(comm_size, split.shape, kind, precision, split.options, std::nullopt);
+  PlanDescription d = core::describe_internal(comm_size, core::to_internal(split.shape, axes), kind, precision,
+                                              core::to_internal(split.options, axes), core::user_c_order(axes));
   core::to_user(d, axes);
   return d;
 }

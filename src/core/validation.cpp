@@ -53,9 +53,13 @@ std::array<AxisKind, 3> axis_kinds(const std::vector<Index>& shape, Kind kind, c
 
 void validate(int comm_size, const std::vector<Index>& shape, const Options& options, Kind kind) {
   if (comm_size < 1) throw Error("volfft: the communicator must have at least one rank");
-  if (shape.size() != 2 && shape.size() != 3)
-    throw Error("volfft: shape must have 2 or 3 entries (a 2-D or 3-D array); got " +
+  if (shape.size() < 2)
+    throw Error("volfft: shape must have at least 2 entries (a 2-D or larger array); got " +
                 std::to_string(shape.size()));
+  // Plans of more axes reach this as the plan of their first three (core/trailing_axes.hpp).
+  if (shape.size() > 3)
+    throw Error("volfft: shape has " + std::to_string(shape.size()) +
+                " entries; plans of more than 3 axes are made by Plan (their first three axes planned here)");
   for (std::size_t a = 0; a < shape.size(); ++a)
     if (shape[a] < 1)
       throw Error("volfft: shape[" + std::to_string(a) + "] must be a positive size; got " +

@@ -23,8 +23,11 @@
 #include "plan/program.hpp"
 #include "core/description.hpp"
 #include "core/relabel.hpp"
+#include "core/hash.hpp"
+#include "core/trailing_axes.hpp"
 #include "plan/choose_axes.hpp"
 #include "plan/stage_ops.hpp"
+#include "plan/trailing_transform.hpp"
 #include "tune/autotune.hpp"
 #include "tune/wisdom.hpp"
 
@@ -94,7 +97,7 @@ class Plan::Impl {
   /// core::none_axes_first; its input (and a natural layout's output) keep it.
   Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind, Precision precision, const Options& options,
        const std::optional<LocalArray>& in = std::nullopt, const std::optional<LocalArray>& out = std::nullopt,
-       const std::optional<core::Order>& c_order = std::nullopt);
+       const std::optional<core::Order>& c_order = std::nullopt, const core::TrailingAxes& trailing = {});
   ~Impl();
 
   MPI_Comm comm() const { return comms.all; }
@@ -134,6 +137,14 @@ class Plan::Impl {
   double reshape_seconds[2][2] = {{0, 0}, {0, 0}};  // [forward, backward][before, after]
   void* pending_out = nullptr;                      // the user's output of a split-phase call
 
+  // An N-D plan (core/trailing_axes.hpp): this is the plan of its first three axes, and each
+  // direction ends with the transforms of the axes after them, in place on the output.
+  core::TrailingAxes trailing;
+  std::unique_ptr<plan::TrailingTransform> trailing_fwd, trailing_bwd;
+  double trailing_seconds[2] = {0, 0};  // [forward, backward]
+  /// The trailing axes' transforms of a direction on its output (nothing for 2-D/3-D plans).
+  void transform_trailing(bool forward, void* out);
+
   Index user_input_count() const { return user_in.storage.size() * bp.fields; }
   Index user_output_count() const { return user_out.storage.size() * bp.fields; }
   Index user_in_place_bytes() const {
@@ -159,8 +170,8 @@ class Plan::Impl {
 
 Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind, Precision precision,
                  const Options& given, const std::optional<LocalArray>& in, const std::optional<LocalArray>& out,
-                 const std::optional<core::Order>& c_order)
-    : user_shape(shape) {
+                 const std::optional<core::Order>& c_order, const core::TrailingAxes& trailing_axes)
+    : user_shape(shape), trailing(trailing_axes) {
   mpi::check(MPI_Comm_dup(user_comm, &comms.all), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comms.all, MPI_ERRORS_RETURN);
   const MPI_Comm comm = comms.all;
@@ -253,13 +264,29 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   allocate(scratch);
   resolve_backend(scratch);
   Scratch &plan_in = scratch[0], &plan_out = scratch[1];
-  // 1/N with N the product of the axes' logical sizes (a DCT of n points counts 2n).
-  const double one_over_n = 1.0 / static_cast<double>(bp.logical_elements());
+  // 1/N with N the product of the axes' logical sizes (a DCT of n points counts 2n), the trailing
+  // axes' too: the leading plan applies all of it.
+  const double one_over_n = 1.0 / (static_cast<double>(bp.logical_elements()) * trailing.logical);
   fwd = std::make_unique<plan::Program>(comm, bp, options, true, w, std::move(forward_setups),
                                         bp.scale_forward ? one_over_n : 1.0, plan_in.data, plan_out.data);
   bwd = std::make_unique<plan::Program>(comm, bp, options, false, w, std::move(backward_setups),
                                         bp.scale_backward ? one_over_n : 1.0, plan_in.data, plan_out.data);
+  if (!trailing.empty()) {
+    // Each direction's output: the forward the last stage's box, the backward the input's array.
+    // Planned on the first planning array, which holds either side.
+    trailing_fwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options,
+                                                             bp.stages.back().box.size(), true, plan_in.data);
+    trailing_bwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options,
+                                                             bp.real_storage.size(), false, plan_in.data);
+  }
   adopt_user_arrays(in, out);
+}
+
+void Plan::Impl::transform_trailing(bool forward, void* out) {
+  if (trailing.empty()) return;
+  const double t0 = mpi::now();
+  (forward ? trailing_fwd : trailing_bwd)->run(out);
+  trailing_seconds[forward ? 0 : 1] = mpi::now() - t0;
 }
 
 namespace {
@@ -607,6 +634,7 @@ void Plan::Impl::call(bool forward, const void* in, void* out, bool split, const
   if (!split) {
     p.run(src, dst);
     reshape_after(forward, out);
+    transform_trailing(forward, out);
     return;
   }
   p.start(src, dst);
@@ -620,25 +648,59 @@ void Plan::Impl::finish() {
   pending = nullptr;
   p->finish();
   reshape_after(p == fwd.get(), pending_out);
+  transform_trailing(p == fwd.get(), pending_out);
 }
 
 bool Plan::Impl::test() { return !pending || pending->test(); }
 
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+// The leading plan of `shape` (core/trailing_axes.hpp), agreed: the checks of N-D arguments fail
+// on every rank alike, and every rank must pass the same trailing axes (the leading plan agrees
+// on the rest). Collective.
+core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, const Options& options,
+                               bool user_arrays) {
+  core::LeadingPlan split;
+  std::string problem;
+  try {
+    if (user_arrays && shape.size() > 3)
+      throw Error("volfft: plans on user arrays (LocalArray) take 2-D and 3-D shapes; got shape with " +
+                  std::to_string(shape.size()) + " axes");
+    split = core::split_trailing_axes(shape, kind, options);
+  } catch (const Error& e) {
+    problem = e.what();
+  }
+  core::Fnv1a h;
+  for (std::int64_t n : split.trailing.shape) h.mix(static_cast<std::uint64_t>(n));
+  for (AxisKind k : split.trailing.kinds) h.mix(static_cast<std::uint64_t>(k) + 1000);
+  mpi::agree_or_throw(comm, problem, static_cast<int>(h.value & 0x3fffffff),
+                      "volfft: ranks passed different shapes or kinds for the axes after the third (every rank must "
+                      "pass the same arguments)");
+  return split;
+}
+
+}  // namespace
+
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
            const Options& options) {
+  // An N-D plan is the plan of its first three axes with the rest as interleaved fields.
+  const core::LeadingPlan split = agreed_split(comm, shape, kind, options, false);
   // Untransformed axes go first where that moves less data (core/relabel.hpp), keeping the
   // user's C-order arrays; the same rule as describe()'s.
-  const core::Axes axes = core::none_axes_first(shape, kind, options);
+  const core::Axes axes = core::none_axes_first(split.shape, kind, split.options);
   std::optional<core::Order> c_order;
   if (axes != core::kSameAxes) c_order = core::user_c_order(axes);
-  impl_ = std::make_shared<Impl>(comm, core::to_internal(shape, axes), kind, precision, core::to_internal(options, axes),
-                                 std::nullopt, std::nullopt, c_order);
-  impl_->report_in_user_axes(axes, shape);
+  impl_ = std::make_shared<Impl>(comm, core::to_internal(split.shape, axes), kind, precision,
+                                 core::to_internal(split.options, axes), std::nullopt, std::nullopt, c_order,
+                                 split.trailing);
+  impl_->report_in_user_axes(axes, split.shape);
+  impl_->user_shape = shape;
 }
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
            const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
+  (void)agreed_split(comm, shape, kind, options, true);
   const core::Axes axes = plan::choose_axes(comm, shape, kind, precision, options, in, out);
   impl_ = std::make_shared<Impl>(comm, core::to_internal(shape, axes), kind, precision, core::to_internal(options, axes),
                                  core::to_internal(in, axes), core::to_internal(out, axes));
@@ -648,7 +710,7 @@ Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
 
-int Plan::ndim() const { return impl_->bp.ndim; }
+int Plan::ndim() const { return static_cast<int>(impl_->user_shape.size()); }
 std::vector<std::int64_t> Plan::shape() const { return impl_->user_shape; }
 Kind Plan::kind() const { return impl_->bp.kind; }
 Precision Plan::precision() const { return impl_->bp.precision; }
@@ -661,10 +723,32 @@ std::array<int, 2> Plan::grid_position() const {
 
 Box Plan::input_box() const { return core::to_user(impl_->user_in.box, impl_->axes); }
 Box Plan::output_box() const { return core::to_user(impl_->user_out.box, impl_->axes); }
-std::vector<int> Plan::input_order() const { return core::to_user_order(impl_->user_in.order, impl_->axes); }
-std::vector<int> Plan::output_order() const { return core::to_user_order(impl_->user_out.order, impl_->axes); }
-LocalArray Plan::input_array() const { return core::to_user(impl_->user_in, impl_->axes); }
-LocalArray Plan::output_array() const { return core::to_user(impl_->user_out, impl_->axes); }
+namespace {
+// An N-D plan's memory orders: the leading plan's, then the trailing axes (fastest, in order).
+std::vector<int> with_trailing(std::vector<int> order, std::size_t ndim) {
+  if (ndim <= 3) return order;
+  if (order.empty()) order = {0, 1, 2};  // C order
+  for (std::size_t a = 3; a < ndim; ++a) order.push_back(static_cast<int>(a));
+  return order;
+}
+}  // namespace
+
+std::vector<int> Plan::input_order() const {
+  return with_trailing(core::to_user_order(impl_->user_in.order, impl_->axes), impl_->user_shape.size());
+}
+std::vector<int> Plan::output_order() const {
+  return with_trailing(core::to_user_order(impl_->user_out.order, impl_->axes), impl_->user_shape.size());
+}
+LocalArray Plan::input_array() const {
+  LocalArray a = core::to_user(impl_->user_in, impl_->axes);
+  a.order = input_order();
+  return a;
+}
+LocalArray Plan::output_array() const {
+  LocalArray a = core::to_user(impl_->user_out, impl_->axes);
+  a.order = output_order();
+  return a;
+}
 bool Plan::reshapes_input() const { return impl_->reshape_in != nullptr; }
 bool Plan::reshapes_output() const { return impl_->reshape_out != nullptr; }
 std::int64_t Plan::input_count() const { return impl_->user_input_count(); }
@@ -777,6 +861,8 @@ std::vector<Phase> Plan::timings(Direction d) const {
   if (forward ? x.reshape_in : x.reshape_out) t.insert(t.begin(), Phase{forward ? "reshape_in" : "reshape_out", r[0]});
   if (forward ? x.reshape_out : x.reshape_in) t.push_back(Phase{forward ? "reshape_out" : "reshape_in", r[1]});
   for (Phase& p : t) p.name = core::phase_to_user(p.name, x.axes);
+  // An N-D plan's trailing axes, last: "fft_trailing".
+  if (!x.trailing.empty()) t.push_back(Phase{"fft_trailing", x.trailing_seconds[forward ? 0 : 1]});
   return t;
 }
 
@@ -795,13 +881,14 @@ std::size_t Plan::required_workspace_bytes(int comm_size, int rank,
                                            Precision precision, const Options& options) {
   // The plan will be given this workspace, and a plan with a workspace of its own takes the
   // rule's engine for that case (core::choose_engine), whatever nodes its ranks are on.
-  // In the axes the plan will take (core::none_axes_first).
-  const core::Axes axes = core::none_axes_first(shape, kind, options);
-  Options planned = core::to_internal(options, axes);
+  // In the axes the plan will take (core::none_axes_first), of its first three axes (N-D).
+  const core::LeadingPlan split = core::split_trailing_axes(shape, kind, options);
+  const core::Axes axes = core::none_axes_first(split.shape, kind, split.options);
+  Options planned = core::to_internal(split.options, axes);
   if (planned.engine == Engine::automatic && planned.tune == 0)
     planned.engine = core::choose_engine(comm_size, comm_size, /*user_workspace=*/true);
-  return core::make_blueprint(comm_size, virtual_rank(planned, rank), core::to_internal(shape, axes), kind, precision,
-                              planned)
+  return core::make_blueprint(comm_size, virtual_rank(planned, rank), core::to_internal(split.shape, axes), kind,
+                              precision, planned)
       .workspace_bytes();
 }
 

@@ -71,10 +71,13 @@ void non_positive_sizes() {
                     error_of([] { Plan(MPI_COMM_WORLD, {-2, 4}, Kind::r2c, Precision::float64,
                                        quick()); }),
                     "shape[0] must be a positive size; got -2");
-  expect_everywhere("shape of 4 entries",
-                    error_of([] { Plan(MPI_COMM_WORLD, {2, 2, 2, 2}, Kind::c2c, Precision::float64,
+  expect_everywhere("shape of 1 entry",
+                    error_of([] { Plan(MPI_COMM_WORLD, {8}, Kind::c2c, Precision::float64, quick()); }),
+                    "shape must have at least 2 entries (a 2-D or larger array); got 1");
+  expect_everywhere("r2c of 4 axes",
+                    error_of([] { Plan(MPI_COMM_WORLD, {2, 2, 2, 2}, Kind::r2c, Precision::float64,
                                        quick()); }),
-                    "shape must have 2 or 3 entries");
+                    "r2c plans take 2 or 3 axes; got shape with 4");
   Options o = quick();
   o.rank_order = {0, 0};
   expect_everywhere("rank_order not a permutation",

@@ -151,8 +151,9 @@ def test_version_string():
 # ---------------------------------------------------------------- construction errors
 @pytest.mark.parametrize("kwargs,error,message", [
     ({"kind": "c2r"}, ValueError, r"kind: expected 'c2c', 'r2c' or 'r2r', got 'c2r'"),
-    ({"shape": 5}, TypeError, r"shape: expected a sequence of 2 or 3 ints, got 5"),
-    ({"shape": (4, 4, 4, 4)}, ValueError, r"shape must have 2 or 3 entries \(a 2-D or 3-D array\); got 4"),
+    ({"shape": 5}, TypeError, r"shape: expected a sequence of at least 2 ints, got 5"),
+    ({"shape": (4,)}, ValueError, r"shape must have at least 2 entries \(a 2-D or larger array\); got 1"),
+    ({"shape": (4, 4, 4, 4), "kind": "r2c", "dtype": np.float64}, ValueError, r"r2c plans take 2 or 3 axes; got shape with 4"),
     ({"shape": (4, 0, 4)}, ValueError, r"shape\[1\] must be a positive size; got 0"),
     ({"dtype": np.int32}, TypeError,
      r"dtype: expected complex128 or complex64 \(c2c\), float64 or float32 \(r2c, r2r\), got int32"),

@@ -69,7 +69,7 @@ void sizes_must_be_positive() {
 }
 
 void ndim_must_be_two_or_three() {
-  CHECK_ERROR(validate(1, {8}, Options{}), "shape must have 2 or 3 entries (a 2-D or 3-D array); got 1");
+  CHECK_ERROR(validate(1, {8}, Options{}), "shape must have at least 2 entries (a 2-D or larger array); got 1");
   CHECK_ERROR(validate(1, {2, 2, 2, 2}, Options{}), "got 4");
   CHECK_ERROR(validate(1, {}, Options{}), "got 0");
 }
