@@ -114,8 +114,9 @@ class LocalBox:
         except (TypeError, ValueError):
             raise TypeError(f"{name}: expected (lo, hi), two sequences of ints, got {value!r}") from None
         lo, hi = _ints(lo, f"{name} lo"), _ints(hi, f"{name} hi")
-        if len(lo) != len(hi) or len(lo) not in (2, 3):
-            raise native().VolfftError(f"{name}: expected lo and hi of 2 or 3 entries each, got {value!r}")
+        if len(lo) != len(hi) or len(lo) < 2:
+            raise native().VolfftError(f"{name}: expected lo and hi of the same length, 2 or more entries each, "
+                                       f"got {value!r}")
         return lo, hi
 
     @classmethod
@@ -140,12 +141,16 @@ class LocalBox:
         return (lo, hi, list(self.order or ()), slo, shi)
 
     @classmethod
-    def from_native(cls, value: tuple, ndim: int) -> "LocalBox":
+    def from_native(cls, value: tuple, ndim: int, trailing: Tuple[int, ...] = ()) -> "LocalBox":
+        """The extension's tuple (3 axes) as a box of ``ndim`` axes; a plan of more than 3 axes
+        holds its ``trailing`` axes (3 ..) whole."""
         lo, hi, order, slo, shi = value
-        storage = (tuple(slo[:ndim]), tuple(shi[:ndim]))
+        k = min(ndim, 3)
+        whole = ((0,) * len(trailing), tuple(trailing))
+        storage = (tuple(slo[:k]) + whole[0], tuple(shi[:k]) + whole[1])
         if not any(slo) and not any(shi):  # all zero: the box itself
             storage = None
-        return cls((tuple(lo[:ndim]), tuple(hi[:ndim])), tuple(order) or None, storage=storage)
+        return cls((tuple(lo[:k]) + whole[0], tuple(hi[:k]) + whole[1]), tuple(order) or None, storage=storage)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, LocalBox) and self.box == other.box and self.storage == other.storage

@@ -232,6 +232,9 @@ def _user_arrays(in_array: Any, out_array: Any, ndim: int, padding: Any,
         raise TypeError("in_array/out_array: not with padding= in Python (the C++ and C APIs have it)")
     if options.get("in_place"):
         raise TypeError("in_array/out_array: not with in_place=True in Python (the C++ and C APIs have it)")
+    if ndim > 3:
+        raise VolfftError(f"in_array/out_array: plans on user arrays take 2-D and 3-D shapes; got shape with "
+                          f"{ndim} axes")
     result = []
     for name, value in (("in_array", in_array), ("out_array", out_array)):
         if value is None:
@@ -484,8 +487,11 @@ class Plan:
         self._grid_position = tuple(handle.grid_position())
         # Each side's array: the owned box (input_box/output_box), and the box of the local array
         # (larger with the user's ghost layers), which the arrays' shapes and views follow.
-        self._input_part = LocalBox.from_native(handle.input_array(), d)
-        self._output_part = LocalBox.from_native(handle.output_array(), d)
+        # (A plan of more than 3 axes: the extension's boxes are those of the first three axes, and
+        # every rank holds the trailing axes whole.)
+        trailing = tuple(real_grid[3:])
+        self._input_part = LocalBox.from_native(handle.input_array(), d, trailing)
+        self._output_part = LocalBox.from_native(handle.output_array(), d, trailing)
         # (An in-place r2c plan's own input storage is its padded rows: its arrays are views of
         # the box, which _in_place_view makes; only the user's storage widens the arrays.)
         sides = [part.storage if given is not None else part.box

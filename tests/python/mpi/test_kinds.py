@@ -363,3 +363,59 @@ def test_kinds_differing_between_ranks_raise_on_every_rank(comm):
 def test_kinds_must_be_a_sequence_of_strings(comm):
     with pytest.raises(TypeError, match="kinds"):
         volfft.Plan(comm, (7, 6, 9), kinds="dct2", effort="estimate")
+
+
+# ------------------------------------------------------------------ more than three axes
+ND_CASES = [
+    ((5, 4, 3, 6), ("dft",) * 4, "c2c"),
+    ((3, 4, 5, 2, 3), ("dft",) * 5, "c2c"),
+    ((2, 7, 3, 5), ("dft", "dct2", "none", "dst1"), "c2c"),
+    ((6, 5, 4, 3), ("dct2", "dst2", "dct1", "dct3"), "r2r"),
+    ((4, 3, 5, 3, 2), ("dct2", "none", "dst4", "dct4", "none"), "r2r"),
+]
+
+
+@pytest.mark.parametrize("shape,kinds,kind", ND_CASES, ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple) and isinstance(c[0], int) else None)
+@pytest.mark.parametrize("grid", GRIDS_3D, ids=grid_id)
+def test_more_than_three_axes(comm, shape, kinds, kind, grid):
+    """A plan of 4 or 5 axes (the first three distributed, the rest whole on every rank) against
+    the numpy reference over every axis, on every grid; a first axis of 2 leaves ranks empty."""
+    check_kinds(comm, shape, kinds, kind=kind, grid=grid)
+
+
+@pytest.mark.parametrize("options", [{"in_place": True}, {"layout": "natural"}, {"engine": "p2p"}], ids=str)
+def test_more_than_three_axes_with_options(comm, options):
+    check_kinds(comm, (5, 4, 6, 3), ("dft", "dft", "dft", "dct2"), **options)
+
+
+def test_more_than_three_axes_with_interleaved_fields(comm):
+    """batch=2, batch_layout="inner": the arrays carry the field index last, after the trailing axes."""
+    shape = (5, 4, 3, 6)
+    glob = random_global(shape + (2,), "c2c", np.complex128, seed=5) if comm.rank == ROOT else None
+    glob = comm.bcast(glob, root=ROOT)
+    with volfft.Plan(comm, shape, batch=2, batch_layout="inner", effort="estimate") as plan:
+        assert plan.input_shape[-2:] == (6, 2) and plan.output_shape[-2:] == (6, 2)
+        (lo, hi) = plan.input_box
+        a = np.ascontiguousarray(glob[tuple(slice(l, h) for l, h in zip(lo, hi))])
+        b = plan.forward(a)
+        (lo, hi) = plan.output_box
+        want = np.fft.fftn(glob, axes=(0, 1, 2, 3))[tuple(slice(l, h) for l, h in zip(lo, hi))]
+        assert b.shape == want.shape  # arrays are indexed by global axes, whatever their memory order
+        assert rel_l2(b, want) < 1e-13
+        assert rel_l2(plan.backward(b), a) < 1e-13
+
+
+def test_more_than_three_axes_in_single_precision(comm):
+    check_kinds(comm, (5, 4, 6, 3), ("dft",) * 4, dtype=np.complex64)
+
+
+@pytest.mark.parametrize("make,pattern", [
+    (lambda comm: volfft.Plan(comm, (4, 3, 5, 2), np.float64, "r2c"), r"r2c plans take 2 or 3 axes; got shape with 4"),
+    (lambda comm: volfft.Plan(comm, (4, 3, 5, 2), batch=2), r"batch with batch_layout 'outer' takes 2-D and 3-D plans"),
+    (lambda comm: volfft.Plan(comm, (4, 3, 5, 2), padding=1.5), r"spectral_shape \(padding\) takes 2-D and 3-D plans"),
+    (lambda comm: volfft.Plan(comm, (4, 3, 5, 2), in_array=((0, 0, 0, 0), (4, 3, 5, 2))),
+     r"in_array/out_array: plans on user arrays take 2-D and 3-D shapes; got shape with 4 axes"),
+], ids=["r2c", "batch outer", "padding", "user arrays"])
+def test_more_than_three_axes_refusals(comm, make, pattern):
+    messages = refusals(comm, lambda: make(comm).close())
+    assert all(m is not None and re.search(pattern, m) for m in messages), messages
