@@ -33,13 +33,20 @@ class DuccBatch final : public FftBatch {
       in_strides_.push_back(static_cast<std::ptrdiff_t>(g.in_strides[a]));
       out_strides_.push_back(static_cast<std::ptrdiff_t>(g.out_strides[a]));
     }
+    // Fields of the batch: one more (untransformed) axis after the three.
+    if (g.fields > 1) {
+      complex_shape_.push_back(static_cast<std::size_t>(g.fields));
+      real_shape_.push_back(static_cast<std::size_t>(g.fields));
+      in_strides_.push_back(static_cast<std::ptrdiff_t>(g.field_in_stride));
+      out_strides_.push_back(static_cast<std::ptrdiff_t>(g.field_out_stride));
+    }
     // r2r of complex data: the complex array as a real one with a fourth axis (real, imaginary
     // part). Real data (an r2r plan) is the array as it is.
     r2r_shape_ = complex_shape_;
     const std::ptrdiff_t unit = g.real_values ? 1 : 2;
-    for (int a = 0; a < 3; ++a) {
-      r2r_in_strides_.push_back(unit * in_strides_[static_cast<std::size_t>(a)]);
-      r2r_out_strides_.push_back(unit * out_strides_[static_cast<std::size_t>(a)]);
+    for (std::size_t a = 0; a < in_strides_.size(); ++a) {
+      r2r_in_strides_.push_back(unit * in_strides_[a]);
+      r2r_out_strides_.push_back(unit * out_strides_[a]);
     }
     if (!g.real_values) {
       r2r_shape_.push_back(2);

@@ -34,6 +34,10 @@ struct BatchGeometry {
   /// they hold complex values, whose two parts are transformed alike.
   bool real_values = false;
   bool in_place = false;
+  /// Fields transformed in the one batch (an interleaved batch's steps on the user's arrays,
+  /// plan/stage_ops.cpp): field f of the input starts f * field_in_stride elements after field
+  /// 0, of the output f * field_out_stride; 1 = the array alone.
+  Index fields = 1, field_in_stride = 0, field_out_stride = 0;
 };
 
 /// One planned batch. execute() may be given arrays other than those used for planning; when

@@ -165,6 +165,7 @@ class FftwBatch final : public FftBatch {
         continue;
       loops.push_back(fftw_iodim64{g.extent[a], unit * g.in_strides[a], unit * g.out_strides[a]});
     }
+    if (g.fields > 1) loops.push_back(fftw_iodim64{g.fields, unit * g.field_in_stride, unit * g.field_out_stride});
     if (parts) loops.push_back(fftw_iodim64{2, 1, 1});
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });

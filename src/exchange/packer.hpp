@@ -57,10 +57,8 @@ class Packer {
   void unpack_strided(const T* block, const std::array<Index, 3>& strides, Index field_stride, int m, T* dst,
                       real scale) const {
     const Box& b = t_.recv[m];
-    for (Index f = 0; f < t_.to_fields.count; ++f)
-      kernels::copy_box(block + f * field_stride, strides,
-                        dst + f * t_.to_fields.stride + core::offset_of(b, t_.to_box, to_strides_), to_strides_,
-                        extents(b), scale, threads_);
+    kernels::copy_fields(block, strides, field_stride, dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_,
+                         t_.to_fields.stride, extents(b), t_.to_fields.count, scale, threads_);
   }
   /// This rank's own block, straight from one stage array to the next: one pass, no MPI.
   void copy_own(const T* src, T* dst, real scale) const { copy_own_part(src, t_.send[t_.member], dst, scale); }
@@ -68,21 +66,19 @@ class Packer {
   // The same for any sub-box `b` of a block (the pipelined engine moves blocks in chunks). A
   // packed block holds the fields one after another, each in the sending stage's order.
   void pack_part(const T* src, const Box& b, T* packed) const {
-    for (Index f = 0; f < t_.from_fields.count; ++f)
-      kernels::copy_box(src + f * t_.from_fields.stride + core::offset_of(b, t_.from_box, from_strides_), from_strides_,
-                        packed + f * b.size(), core::strides_of(b, t_.from_order), extents(b), real(1), threads_);
+    kernels::copy_fields(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, t_.from_fields.stride,
+                         packed, core::strides_of(b, t_.from_order), b.size(), extents(b), t_.from_fields.count,
+                         real(1), threads_);
   }
   void unpack_part(const T* packed, const Box& b, T* dst, real scale) const {
-    for (Index f = 0; f < t_.to_fields.count; ++f)
-      kernels::copy_box(packed + f * b.size(), core::strides_of(b, t_.from_order),
-                        dst + f * t_.to_fields.stride + core::offset_of(b, t_.to_box, to_strides_), to_strides_,
-                        extents(b), scale, threads_);
+    kernels::copy_fields(packed, core::strides_of(b, t_.from_order), b.size(),
+                         dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, extents(b),
+                         t_.to_fields.count, scale, threads_);
   }
   void copy_own_part(const T* src, const Box& b, T* dst, real scale) const {
-    for (Index f = 0; f < t_.from_fields.count; ++f)
-      kernels::copy_box(src + f * t_.from_fields.stride + core::offset_of(b, t_.from_box, from_strides_),
-                        from_strides_, dst + f * t_.to_fields.stride + core::offset_of(b, t_.to_box, to_strides_),
-                        to_strides_, extents(b), scale, threads_);
+    kernels::copy_fields(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, t_.from_fields.stride,
+                         dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, extents(b),
+                         t_.from_fields.count, scale, threads_);
   }
 
  private:

@@ -115,6 +115,86 @@ template void copy_box<double>(const double*, const std::array<Index, 3>&, doubl
 template void copy_box<float>(const float*, const std::array<Index, 3>&, float*, const std::array<Index, 3>&,
                               const std::array<Index, 3>&, float, int);
 
+template <class T>
+void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf, T* dst,
+                 const std::array<Index, 3>& dst_strides, Index df, const std::array<Index, 3>& extent, Index fields,
+                 Scalar<T> scale, int threads) {
+  if (extent[0] <= 0 || extent[1] <= 0 || extent[2] <= 0 || fields <= 0) return;
+  if (fields == 1 || (sf != 1 && df != 1)) {
+    for (Index f = 0; f < fields; ++f)
+      copy_box(src + f * sf, src_strides, dst + f * df, dst_strides, extent, scale, threads);
+    return;
+  }
+  // copy_box's method over four axes, the fields the fourth: rows along the destination's
+  // fastest axis where the source's is the same, else tiles between the two fastest axes.
+  const std::array<Index, 4> e{extent[0], extent[1], extent[2], fields};
+  const std::array<Index, 4> ss{src_strides[0], src_strides[1], src_strides[2], sf};
+  const std::array<Index, 4> ds{dst_strides[0], dst_strides[1], dst_strides[2], df};
+  std::array<int, 4> ax{0, 1, 2, 3};
+  std::sort(ax.begin(), ax.end(), [&](int a, int b) {
+    const Index sa = e[a] > 1 ? ds[a] : 0, sb = e[b] > 1 ? ds[b] : 0;
+    return sa > sb;
+  });
+  const int fd = ax[3];
+  int fs = fd;
+  for (int a = 0; a < 4; ++a)
+    if (e[a] > 1 && (e[fs] <= 1 || ss[a] < ss[fs])) fs = a;
+  const bool parallel = threads > 1 && e[0] * e[1] * e[2] * e[3] >= kParallelElements;
+  (void)parallel;
+  if (fs == fd || e[fs] <= 1 || ss[fd] == 1) {
+    const int a0 = ax[0], a1 = ax[1], a2 = ax[2];
+    const Index rows = e[a0] * e[a1] * e[a2];
+#if defined(VOLFFT_HAVE_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#endif
+    for (Index r = 0; r < rows; ++r) {
+      const Index x2 = r % e[a2], x1 = (r / e[a2]) % e[a1], x0 = r / (e[a2] * e[a1]);
+      copy_row(src + x0 * ss[a0] + x1 * ss[a1] + x2 * ss[a2], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1] + x2 * ds[a2],
+               ds[fd], e[fd], scale);
+    }
+    return;
+  }
+  // Tiles of fs (contiguous in the source) x fd (contiguous in the destination); the two other
+  // axes and the strips of source rows are one loop.
+  std::array<int, 2> outer{};
+  for (int a = 0, k = 0; a < 4; ++a)
+    if (a != fs && a != fd) outer[static_cast<std::size_t>(k++)] = a;
+  const int t0 = outer[0], t1 = outer[1];
+  constexpr Index B = tile_edge<T>();
+  const Index n_s = e[fs], n_d = e[fd];
+  const Index strips = (n_s + B - 1) / B, work = e[t0] * e[t1] * strips;
+#if defined(VOLFFT_HAVE_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#endif
+  for (Index k = 0; k < work; ++k) {
+    const Index strip = k % strips, x1 = (k / strips) % e[t1], x0 = k / (strips * e[t1]);
+    const T* s_t = src + x0 * ss[t0] + x1 * ss[t1];
+    T* d_t = dst + x0 * ds[t0] + x1 * ds[t1];
+    const Index s0 = strip * B, s1 = std::min(n_s, s0 + B);
+    for (Index d0 = 0; d0 < n_d; d0 += B) {
+      const Index d1 = std::min(n_d, d0 + B);
+      for (Index xs = s0; xs < s1; ++xs) {
+        const T* s_row = s_t + xs * ss[fs];
+        T* d_row = d_t + xs * ds[fs];
+        if (scale == Scalar<T>(1)) {
+          for (Index xd = d0; xd < d1; ++xd) d_row[xd * ds[fd]] = s_row[xd * ss[fd]];
+        } else {
+          for (Index xd = d0; xd < d1; ++xd) d_row[xd * ds[fd]] = s_row[xd * ss[fd]] * scale;
+        }
+      }
+    }
+  }
+}
+
+#define VOLFFT_COPY_FIELDS(T)                                                                                     \
+  template void copy_fields<T>(const T*, const std::array<Index, 3>&, Index, T*, const std::array<Index, 3>&, Index, \
+                               const std::array<Index, 3>&, Index, Scalar<T>, int);
+VOLFFT_COPY_FIELDS(std::complex<double>)
+VOLFFT_COPY_FIELDS(std::complex<float>)
+VOLFFT_COPY_FIELDS(double)
+VOLFFT_COPY_FIELDS(float)
+#undef VOLFFT_COPY_FIELDS
+
 template <class Real>
 void scale_array(Real* p, Index n, Real factor, int threads) {
   const bool parallel = threads > 1 && n >= 2 * kParallelElements;

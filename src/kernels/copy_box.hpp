@@ -33,6 +33,16 @@ void copy_box(const T* src, const std::array<Index, 3>& src_strides, T* dst,
               const std::array<Index, 3>& dst_strides, const std::array<Index, 3>& extent,
               Scalar<T> scale, int threads = 1);
 
+/// copy_box for `fields` fields together: field f starts f * src_field_stride elements after field
+/// 0 in the source, f * dst_field_stride in the destination. Where one side interleaves the
+/// fields (its field stride 1: a batch's user arrays with BatchLayout::inner) the fields are the
+/// innermost loop, in that side's memory order, so that side is streamed once instead of once per
+/// field (k passes, each touching every cache line); otherwise it is one copy_box per field.
+template <class T>
+void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index src_field_stride, T* dst,
+                 const std::array<Index, 3>& dst_strides, Index dst_field_stride, const std::array<Index, 3>& extent,
+                 Index fields, Scalar<T> scale, int threads = 1);
+
 /// p[x] *= factor for x in [0, n): the backward scale where no copy carries it (no exchange, as
 /// at one rank). `threads` as for copy_box: the pass is memory-bound, and one thread does not
 /// draw the node's bandwidth.
@@ -41,6 +51,15 @@ void scale_array(Real* p, Index n, Real factor, int threads = 1);
 
 extern template void scale_array<double>(double*, Index, double, int);
 extern template void scale_array<float>(float*, Index, float, int);
+
+#define VOLFFT_COPY_FIELDS(T)                                                                         \
+  extern template void copy_fields<T>(const T*, const std::array<Index, 3>&, Index, T*, const std::array<Index, 3>&, \
+                                      Index, const std::array<Index, 3>&, Index, Scalar<T>, int);
+VOLFFT_COPY_FIELDS(std::complex<double>)
+VOLFFT_COPY_FIELDS(std::complex<float>)
+VOLFFT_COPY_FIELDS(double)
+VOLFFT_COPY_FIELDS(float)
+#undef VOLFFT_COPY_FIELDS
 
 extern template void copy_box<std::complex<double>>(const std::complex<double>*,
                                                     const std::array<Index, 3>&,

@@ -121,11 +121,20 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
     l.axis = a, l.n = bp.fft_length(a), l.kept = bp.kept_length(a), l.half = a == 2 && bp.kind == Kind::r2c;
     return l;
   };
-  auto batch = [&](backend::BatchGeometry g, const OpRun& run) {
+  // `in_fields`/`out_fields`: the field layouts of the sides the batch reads and writes.
+  auto batch = [&](backend::BatchGeometry g, OpRun& run, const core::FieldLayout& in_fields,
+                   const core::FieldLayout& out_fields) {
     // Fields after the first may sit at another alignment than the planning arrays (single
     // precision, an odd field size, interleaved fields): they need the unaligned plan too.
     const bool user = run.from_input || run.to_output || array_is_user || bp.fields > 1;
     g.real_values = bp.real_values();
+    // A side holding the user's interleaved fields: one batch over every field (StageOps). Not
+    // where the other side is a buffer that holds one field at a time (stride 0).
+    const bool interleaved = in_fields.unit > 1 || out_fields.unit > 1;
+    if (bp.fields > 1 && interleaved && in_fields.stride > 0 && out_fields.stride > 0) {
+      run.all_fields = true;
+      g.fields = bp.fields, g.field_in_stride = in_fields.stride, g.field_out_stride = out_fields.stride;
+    }
     return backend::make_batch(options, bp.precision, g, at(plan_in, run.in_offset),
                                at(g.in_place ? plan_in : plan_out, run.out_offset), user);
   };
@@ -173,7 +182,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
       g.in_place = !run.from_input;
       run.in_offset = input_layout ? real_off : array_off;
       run.out_offset = array_off;
-      run.batch = batch(g, run);
+      run.batch = batch(g, run, input_layout ? input_fields : array_fields, array_fields);
       runs.push_back(std::move(run));
       done.insert(done.end(), op.axes.begin(), op.axes.end());
       if (!bp.padded) continue;
@@ -247,7 +256,8 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
       g.in_strides = run.from_input ? user_strides : strides, g.out_strides = strides;
       run.in_offset = run.from_input ? user_off : array_off, run.out_offset = array_off;
     }
-    run.batch = batch(g, run);
+    const core::FieldLayout& in_fields = op.real || !run.from_input ? array_fields : spectral_fields;
+    run.batch = batch(g, run, in_fields, op.real ? input_fields : array_fields);
     runs.push_back(std::move(run));
     first_step = false;
   }

@@ -20,6 +20,7 @@ struct OpRun {
   /// A data-movement step instead of a batch: (input, array, output).
   std::function<void(const void*, void*, void*)> action;
   bool from_input = false;  ///< reads the user's input (first forward op, first backward op)
+  bool all_fields = false;  ///< the batch covers every field (StageOps::run calls it once)
   bool to_output = false;   ///< writes the user's output (c2r, or a padded plan's truncation)
   std::ptrdiff_t in_offset = 0, out_offset = 0;  ///< bytes from the base pointers
 
@@ -39,18 +40,31 @@ struct OpRun {
 /// field by field, each field's FFTs and copies while its data is in cache (the whole batch
 /// through one step at a time ran 1.2-1.7x slower than k one-field calls at one rank); the
 /// exchanges carry every field at once. Field f of the input, the stage's array and the output
-/// starts f times the stride in bytes after field 0.
+/// starts f times the stride in bytes after field 0. Except the FFTs that read or write the
+/// user's interleaved fields (BatchLayout::inner): field by field they would stride over the
+/// whole array k times, so each is one batch over every field (OpRun::all_fields), run once in
+/// its place in the order of the steps (the fields are independent).
 struct StageOps {
   std::vector<OpRun> ops;
   core::Index fields = 1;
   std::ptrdiff_t input_field_bytes = 0, array_field_bytes = 0, output_field_bytes = 0;
 
   void run(const void* input, void* array, void* output) const {
-    for (core::Index f = 0; f < fields; ++f) {
-      const void* in = input ? static_cast<const char*>(input) + f * input_field_bytes : nullptr;
-      void* arr = array ? static_cast<char*>(array) + f * array_field_bytes : nullptr;
-      void* out = output ? static_cast<char*>(output) + f * output_field_bytes : nullptr;
-      for (const OpRun& op : ops) op.run(in, arr, out);
+    std::size_t first = 0;
+    while (first < ops.size()) {
+      if (ops[first].all_fields) {
+        ops[first++].run(input, array, output);
+        continue;
+      }
+      std::size_t end = first;  // the steps up to the next all-fields one run field by field
+      while (end < ops.size() && !ops[end].all_fields) ++end;
+      for (core::Index f = 0; f < fields; ++f) {
+        const void* in = input ? static_cast<const char*>(input) + f * input_field_bytes : nullptr;
+        void* arr = array ? static_cast<char*>(array) + f * array_field_bytes : nullptr;
+        void* out = output ? static_cast<char*>(output) + f * output_field_bytes : nullptr;
+        for (std::size_t k = first; k < end; ++k) ops[k].run(in, arr, out);
+      }
+      first = end;
     }
   }
 };

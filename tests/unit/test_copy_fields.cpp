@@ -1,0 +1,71 @@
+// kernels::copy_fields against an element-by-element copy: fields outer on both sides, the
+// fields interleaved on either side or both, with and without a transpose between the two sides'
+// fastest axes, odd extents that leave partial tiles, a scale, and one field.
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "kernels/copy_box.hpp"
+#include "support/check.hpp"
+#include "unit/unit_main.hpp"
+
+using namespace volfft::kernels;
+using C = std::complex<double>;
+
+namespace {
+
+// Strides of an array of extents `e` in memory order `order` (slowest first), each times `unit`.
+std::array<Index, 3> strides(const std::array<Index, 3>& e, const std::array<int, 3>& order, Index unit) {
+  std::array<Index, 3> s{};
+  Index step = unit;
+  for (int k = 2; k >= 0; --k) {
+    s[order[k]] = step;
+    step *= e[order[k]];
+  }
+  return s;
+}
+
+void check_layouts(const std::array<Index, 3>& e, Index fields) {
+  const Index n = e[0] * e[1] * e[2];
+  const std::array<std::array<int, 3>, 3> orders{{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}}};
+  for (const auto& so : orders)
+    for (const auto& dord : orders)
+      for (int src_inner = 0; src_inner < 2; ++src_inner)
+        for (int dst_inner = 0; dst_inner < 2; ++dst_inner) {
+          const auto ss = strides(e, so, src_inner ? fields : 1), ds = strides(e, dord, dst_inner ? fields : 1);
+          const Index sf = src_inner ? 1 : n, df = dst_inner ? 1 : n;
+          std::vector<C> src(n * fields), dst(n * fields, C(-7, -7)), want(n * fields, C(-7, -7));
+          for (Index k = 0; k < n * fields; ++k) src[k] = C(static_cast<double>(k), 0.5 * static_cast<double>(k));
+          for (Index f = 0; f < fields; ++f)
+            for (Index x0 = 0; x0 < e[0]; ++x0)
+              for (Index x1 = 0; x1 < e[1]; ++x1)
+                for (Index x2 = 0; x2 < e[2]; ++x2)
+                  want[f * df + x0 * ds[0] + x1 * ds[1] + x2 * ds[2]] = 2.0 * src[f * sf + x0 * ss[0] + x1 * ss[1] + x2 * ss[2]];
+          copy_fields(src.data(), ss, sf, dst.data(), ds, df, e, fields, 2.0, 1);
+          CHECK_MSG(dst == want, "extents " << e[0] << "x" << e[1] << "x" << e[2] << " fields " << fields << " src "
+                                            << (src_inner ? "inner" : "outer") << " order " << so[0] << so[1] << so[2]
+                                            << " dst " << (dst_inner ? "inner" : "outer") << " order " << dord[0]
+                                            << dord[1] << dord[2]);
+        }
+}
+
+void every_layout_pair() {
+  check_layouts({3, 5, 7}, 4);
+  check_layouts({17, 2, 33}, 3);  // partial tiles
+  check_layouts({4, 4, 4}, 1);
+  check_layouts({1, 40, 19}, 21);  // more fields than a tile's edge
+}
+
+void empty_boxes_copy_nothing() {
+  std::vector<C> src(8, C(1, 1)), dst(8, C(0, 0));
+  copy_fields(src.data(), {4, 2, 1}, 1, dst.data(), {4, 2, 1}, 1, {0, 2, 2}, 2, 1.0, 1);
+  copy_fields(src.data(), {4, 2, 1}, 1, dst.data(), {4, 2, 1}, 1, {2, 2, 2}, 0, 1.0, 1);
+  CHECK(dst == std::vector<C>(8, C(0, 0)));
+}
+
+}  // namespace
+
+int main() {
+  return volfft_test::run_unit_tests("copy_fields", {{"every_layout_pair", every_layout_pair},
+                                                     {"empty_boxes_copy_nothing", empty_boxes_copy_nothing}});
+}
