@@ -47,8 +47,10 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
         ``stages`` ([{"axis", "length", "count_per_rank", "kind"}], one per transformed axis in
         forward order; ``count_per_rank`` int64 (P,) 1-D transforms of ``length`` points, every
         field of a batch; ``kind`` "c2c", "r2c" or the r2r kind),
-        ``pack_bytes_per_rank`` (one int64 (P,) array per exchange: bytes each rank holds when
-        it starts), ``input_boxes``/``output_boxes`` (int64 (P, 2, ndim), user axes) and
+        ``fields`` (what every element carries: the batch's fields; a plan of more than 3 axes
+        is described as the plan of its first three, whose fields are the trailing axes' values
+        times the batch), ``pack_bytes_per_rank`` (one int64 (P,) array per exchange: bytes each
+        rank holds when it starts, every field), ``input_boxes``/``output_boxes`` (int64 (P, 2, ndim), user axes) and
         ``input_order``/``output_order`` (user axes, slowest to fastest), and ``reshapes``
         ([{"name", "messages"}] as ``exchanges``: a plan on user arrays' "reshape_in" before the
         first stage and "reshape_out" after the last; empty otherwise).
@@ -66,10 +68,12 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
     nranks = input_boxes.shape[0]
     last_complex = shape[last] // 2 + 1 if kind == "r2c" else shape[last]
 
-    # Complex elements each rank holds after the first (r2c or c2c) transform of the last axis,
-    # which the input has whole: the input box with that axis at its complex length.
+    # Elements each rank holds after its first stage: the input box, for r2c with the last axis
+    # (whole in an r2c input) at its complex length. (A c2c or r2r plan whose untransformed axes
+    # were put first may split the last axis: its extent counts.)
     extents = np.maximum(input_boxes[:, 1, :] - input_boxes[:, 0, :], 0)
-    held = np.prod(extents[:, :last], axis=1) * np.where(extents[:, last] > 0, last_complex, 0)
+    last_extent = np.where(extents[:, last] > 0, last_complex, 0) if kind == "r2c" else extents[:, last]
+    held = np.prod(extents[:, :last], axis=1) * last_extent
 
     exchanges = [{"name": str(e["name"]),
                   "messages": np.asarray(e["messages"], dtype=np.int64).reshape(-1, 3)}
@@ -86,7 +90,7 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
             for done_axis in sorted((a for a in completing if a >= axis), reverse=True):
                 exchange = pending.pop(completing[done_axis], None)
                 if exchange is not None:
-                    pack_bytes.append(held * element_bytes)
+                    pack_bytes.append(held * element_bytes * fields)
                     held = held + _net_received(exchange["messages"], nranks) // (element_bytes * fields)
             length = shape[axis]
             real = bool(stage["real"]) and axis == last
@@ -102,7 +106,7 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
     for done_axis in sorted(completing, reverse=True):
         exchange = pending.pop(completing[done_axis], None)
         if exchange is not None:
-            pack_bytes.append(held * element_bytes)
+            pack_bytes.append(held * element_bytes * fields)
             held = held + _net_received(exchange["messages"], nranks) // (element_bytes * fields)
     if pending:
         raise RuntimeError(  # a core change this module does not know about: fail loudly
@@ -118,6 +122,7 @@ def model_description(raw: Dict[str, Any]) -> Dict[str, Any]:
         "kind": kind,
         "precision": raw["precision"],
         "element_bytes": element_bytes,
+        "fields": fields,
         "grid": tuple(int(p) for p in raw["grid"]),
         "engine": raw["engine"],
         "layout": raw["layout"],

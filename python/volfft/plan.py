@@ -1,4 +1,4 @@
-"""Distributed 2-D and 3-D FFTs of numpy arrays over an mpi4py communicator.
+"""Distributed 2-D, 3-D and N-D FFTs of numpy arrays over an mpi4py communicator.
 
 :class:`Plan` wraps the C++ ``volfft::Plan``. Every local array it gives or takes is indexed by
 global axes (a :class:`LocalArray`: ``u_hat[i, j, k]`` is the same element on any number of
@@ -273,12 +273,14 @@ def describe(
     Returns
     -------
     dict
-        ``{"shape", "kind", "precision", "element_bytes", "grid", "engine", "layout",
+        ``{"shape", "kind", "precision", "element_bytes", "fields", "grid", "engine", "layout",
         "exchanges": [{"name", "messages"}], "stages": [{"axis", "length", "count_per_rank",
         "kind"}], "pack_bytes_per_rank", "input_boxes", "output_boxes", "input_order",
         "output_order"}``. ``messages`` is an int64 array of rows (source, destination, bytes)
         in virtual ranks ``g = i * p1 + j``; ``count_per_rank`` an int64 array: how many 1-D
-        transforms of ``length`` points each virtual rank does in that stage. See
+        transforms of ``length`` points each virtual rank does in that stage. A shape of more
+        than three axes is described as the plan of its first three axes whose elements carry
+        the trailing axes' values (``fields``; its messages count their bytes). See
         docs/python.md.
 
     Raises
@@ -320,8 +322,10 @@ class Plan:
     comm : mpi4py.MPI.Comm
         The ranks sharing the array. Kept alive by the plan.
     shape : sequence of int
-        Global shape, 2 or 3 positive sizes. Any sizes work (primes, sizes smaller than the
-        number of ranks: some ranks then hold nothing).
+        Global shape, 2 or more positive sizes. Any sizes work (primes, sizes smaller than the
+        number of ranks: some ranks then hold nothing). More than 3 (c2c and r2r): the first
+        three axes are distributed as in a 3-D plan and the others are whole on every rank
+        (docs/conventions.md, "More than three axes").
     dtype : numpy dtype, default complex128
         ``complex128``/``complex64`` for c2c; for r2c and r2r the precision (``float64`` or
         ``complex128`` -> double, ``float32`` or ``complex64`` -> single).

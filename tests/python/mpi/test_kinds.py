@@ -419,3 +419,18 @@ def test_more_than_three_axes_in_single_precision(comm):
 def test_more_than_three_axes_refusals(comm, make, pattern):
     messages = refusals(comm, lambda: make(comm).close())
     assert all(m is not None and re.search(pattern, m) for m in messages), messages
+
+
+@pytest.mark.parametrize("shape,options", [
+    ((6, 5, 4), {"kinds": ("dft", "dft", "none")}),
+    ((6, 5, 4), {"kinds": ("dft", "none", "dft"), "batch": 3}),
+    ((6, 5, 4, 3), {}),
+    ((6, 5, 4, 3), {"kinds": ("dft", "dft", "none", "none")}),
+], ids=str)
+def test_describe_of_relabelled_and_nd_plans(comm, shape, options):
+    """A plan whose untransformed axes went first (its input may split the last axis) and an N-D
+    plan describe themselves; the exchanges' bytes add up to the output boxes (checked inside)."""
+    with volfft.Plan(comm, shape, effort="estimate", **options) as plan:
+        d = plan.describe()
+    values = math.prod(shape[3:]) * options.get("batch", 1)
+    assert d["fields"] == values and d["shape"] == tuple(shape[:3])
