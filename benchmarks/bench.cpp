@@ -1,7 +1,7 @@
 // volfft-bench: times volfft's distributed FFT phase by phase, verifies it, and compares it
 // with FFTW's own MPI transform in the same run. JSON schema: docs/bench-json.md.
 //
-//   mpirun -n P volfft-bench c2c|r2c|r2r double|float n0 n1 [n2] [--grid p0xp1|auto|all]
+//   mpirun -n P volfft-bench c2c|r2c|r2r double|float n0 n1 [n2 ...] [--grid p0xp1|auto|all]
 //          [--engine E|auto|all] [--layout transposed|natural] [--effort E] [--iters K]
 //          [--warmup W] [--json FILE] [--compare fftw-mpi[,fftw-serial][,fftw-threads]]
 #include <mpi.h>
@@ -82,7 +82,8 @@ std::string usage() {
     names += std::string(names.empty() ? "" : "|") + to_string(e);
     lines += std::string("         ") + to_string(e) + ": " + summary(e) + "\n";
   }
-  return "usage: volfft-bench c2c|r2c|r2r double|float n0 n1 [n2] [--grid p0xp1|auto|all]\n"
+  return "usage: volfft-bench c2c|r2c|r2r double|float n0 n1 [n2 ...] [--grid p0xp1|auto|all]\n"
+         "       (more than 3 sizes: c2c and r2r plans, checked by their round trip)\n"
          "       [--engine " + names + "|all] [--layout transposed|natural]\n" + lines +
          "       [--effort estimate|measure|patient] [--iters K] [--warmup W] [--json FILE]\n"
          "       [--tune SECONDS] (an auto grid/engine is timed for up to SECONDS; default 0: by rule)\n"
@@ -187,8 +188,8 @@ Args parse(int argc, char** argv, int size) {
     else if (s.rfind("--", 0) == 0) throw Error("volfft-bench: unknown option '" + s + "'\n" + usage());
     else pos.push_back(s);
   }
-  if (pos.size() < 4 || pos.size() > 5)
-    throw Error(std::string("volfft-bench: expected kind, precision and 2 or 3 sizes\n") + usage());
+  if (pos.size() < 4)
+    throw Error(std::string("volfft-bench: expected kind, precision and 2 or more sizes\n") + usage());
   a.kind = parse_kind(pos[0]);
   a.precision = parse_precision(pos[1]);
   for (std::size_t k = 2; k < pos.size(); ++k) {
@@ -198,6 +199,9 @@ Args parse(int argc, char** argv, int size) {
     a.shape.push_back(n);
   }
   if (a.iters < 1) throw Error("volfft-bench: --iters must be >= 1");
+  if (a.shape.size() > 3 && a.batch > 1)
+    throw Error("volfft-bench: --batch takes 2 or 3 sizes (a plan of more axes carries its trailing values as "
+                "interleaved fields already)");
   if (a.threads < 1) throw Error("volfft-bench: --threads must be >= 1");
   if (a.in_place && !a.pad.empty())
     throw Error("volfft-bench: --in-place does not combine with --pad (Options::in_place excludes spectral_shape)");
@@ -342,7 +346,11 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   // holds reals in the complex array's memory: as_reals).
   const bool real = a.kind != Kind::c2c, real_spectrum = a.kind == Kind::r2r;
   auto as_reals = [](C* p) { return reinterpret_cast<Real*>(p); };
-  const int nd = static_cast<int>(a.shape.size());
+  // More than 3 axes: the first three are the plan's boxes; every element of them holds the
+  // trailing axes' values, checked (round trip only) as interleaved fields of the same wave.
+  const int nd = std::min(static_cast<int>(a.shape.size()), 3);
+  Index trailing_values = 1;
+  for (std::size_t k = 3; k < grid_shape.size(); ++k) trailing_values *= grid_shape[k];
   // In place: one array (the input's, of in_place_bytes()) is the output too and the
   // backward's output; `original` keeps the input for the round-trip check.
   const Index in_element = real ? sizeof(Real) : sizeof(C);
@@ -378,8 +386,8 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   else in_c.assign(nin, C(0)), back_c.assign(a.in_place ? 1 : nin, C(0));
   C* out_data = a.in_place ? (real ? reinterpret_cast<C*>(in_r.data()) : in_c.data()) : out.data();
   // Batched fields: field f of an element at offset `off` of one field's array.
-  const Index K = a.batch;
-  const bool inner = K > 1 && a.batch_layout == BatchLayout::inner;
+  const Index K = a.batch * trailing_values;
+  const bool inner = K > 1 && (a.batch_layout == BatchLayout::inner || trailing_values > 1);
   const Index in_field = plan.input_count() / K, out_field = plan.output_count() / K;
   auto in_at = [&](Index f, Index off) { return inner ? off * K + f : f * in_field + off; };
   auto out_at = [&](Index f, Index off) { return inner ? off * K + f : f * out_field + off; };
@@ -408,8 +416,9 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   // A plane wave is a single spectral line under DFTs only: with r2r or none axes the forward
   // is not checked here (tests/mpi/test_r2r.cpp checks it against the defining sums), only the
   // round trip below.
-  r.forward_checked = std::all_of(a.kinds.begin(), a.kinds.end(),
-                                  [](AxisKind k) { return k == AxisKind::dft || k == AxisKind::r2c; });
+  r.forward_checked = a.shape.size() <= 3 && std::all_of(a.kinds.begin(), a.kinds.end(), [](AxisKind k) {
+                       return k == AxisKind::dft || k == AxisKind::r2c;
+                     });
   // Output strides from the output memory order.
   std::array<Index, 3> ost{0, 0, 0};
   {
@@ -417,7 +426,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     Index s = 1;
     for (int k = nd - 1; k >= 0; --k) ost[ord[k]] = s, s *= ob.extent(ord[k]);
   }
-  const double N = static_cast<double>(n3[0] * n3[1] * n3[2]);
+  const double N = static_cast<double>(n3[0] * n3[1] * n3[2] * trailing_values);
   double err = 0;
   // Only where checked (an r2r spectrum holds reals: never read as complex values).
   for (Index x0 = ob.lo[0]; r.forward_checked && x0 < ob.hi[0]; ++x0)
@@ -468,7 +477,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   Index single_in_stride = 0, single_out_stride = 0;
   Array<Real> single_r;
   Array<C> single_c, single_out;
-  if (K > 1) {
+  if (a.batch > 1) {
     Options one = o;
     one.batch = 1, one.batch_layout = BatchLayout::outer, one.tune = 0;
     one.grid = plan.grid(), one.engine = plan.engine();
@@ -687,7 +696,7 @@ int main(int argc, char** argv) {
         std::printf("  verify: plane-wave forward max error %.2e, round-trip max error %.2e: %s\n",
                     b.forward_error, b.roundtrip_error, ok ? "OK" : "FAILED");
       else
-        std::printf("  verify: forward not checked (r2r or none kinds), round-trip max error %.2e: %s\n",
+        std::printf("  verify: forward not checked (r2r or none kinds, or more than 3 axes), round-trip max error %.2e: %s\n",
                     b.roundtrip_error, ok ? "OK" : "FAILED");
       for (const auto& v : b.exchanges)
         std::printf("  exchange %-7s %10.2f MiB moved in all%s\n", v.name.c_str(), v.bytes / 1048576.0,

@@ -281,3 +281,24 @@ def test_batch_in_place_and_kinds_are_verified(tmp_path, extra):
         assert re.search(r"ratio batch/\d calls: [0-9.]+", result.stdout)
     else:
         assert "batch_single" not in report
+
+
+@pytest.mark.skipif(MPIRUN is None or _built_driver() is None,
+                    reason="needs mpirun and a built volfft-bench")
+@pytest.mark.parametrize("problem", [["c2c", "double", "6", "5", "4", "3"],
+                                     ["r2r", "double", "6", "5", "4", "3", "2", "--kinds", "dct2,dst2,dct1,dct2,none"]],
+                         ids=lambda p: p[0])
+def test_more_than_three_sizes_are_checked_by_their_round_trip(tmp_path, problem):
+    """volfft-bench of a 4-D and a 5-D plan: the round trip passes and the report says the
+    forward is not checked; --batch is refused for them."""
+    out = tmp_path / "nd.json"
+    command, env = _launch.launch(2, [_built_driver(), *problem, "--iters", "2", "--effort", "estimate",
+                                      "--json", str(out)], MPIRUN)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(out.read_text())
+    assert report["verify"]["ok"] and report["config"]["shape"] == [int(n) for n in problem[2:] if n.isdigit()]
+    assert "forward not checked" in result.stdout and "fft_trailing" in result.stdout
+    command, env = _launch.launch(1, [_built_driver(), *problem, "--batch", "2"], MPIRUN)
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    assert refused.returncode != 0 and "--batch takes 2 or 3 sizes" in refused.stdout + refused.stderr
