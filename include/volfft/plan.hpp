@@ -44,7 +44,9 @@ struct Phase {
 /// on every rank, fastest in memory and in C order, and each rank transforms them on its own after
 /// the exchanges. Boxes, grid and description() are the 3-D plan's (its fields: the trailing
 /// values times Options::batch); input_order()/output_order() list all axes, the trailing ones
-/// last. Not r2c, Options::spectral_shape, BatchLayout::outer with batch > 1, nor user arrays.
+/// last. User arrays (LocalArray) give the boxes of the first three axes, with an order of 3 entries
+/// (or of all axes, the trailing ones last) and no ghost layers or padding. Not r2c,
+/// Options::spectral_shape, nor BatchLayout::outer with batch > 1.
 ///
 /// Conventions: forward is unscaled (e^{-2 pi i k x / n}) unless Options::scale_forward; backward
 /// (e^{+...}) is scaled by 1/N unless Options::scale_backward is false, so by default

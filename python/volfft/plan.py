@@ -233,8 +233,8 @@ def _user_arrays(in_array: Any, out_array: Any, ndim: int, padding: Any,
     if options.get("in_place"):
         raise TypeError("in_array/out_array: not with in_place=True in Python (the C++ and C APIs have it)")
     if ndim > 3:
-        raise VolfftError(f"in_array/out_array: plans on user arrays take 2-D and 3-D shapes; got shape with "
-                          f"{ndim} axes")
+        raise VolfftError(f"in_array/out_array: in Python, plans on user arrays take 2-D and 3-D shapes; got shape "
+                          f"with {ndim} axes (the C++ and C APIs take them)")
     result = []
     for name, value in (("in_array", in_array), ("out_array", out_array)):
         if value is None:

@@ -271,15 +271,31 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
                                         bp.scale_forward ? one_over_n : 1.0, plan_in.data, plan_out.data);
   bwd = std::make_unique<plan::Program>(comm, bp, options, false, w, std::move(backward_setups),
                                         bp.scale_backward ? one_over_n : 1.0, plan_in.data, plan_out.data);
-  if (!trailing.empty()) {
-    // Each direction's output: the forward the last stage's box, the backward the input's array.
-    // Planned on the first planning array, which holds either side.
-    trailing_fwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options,
-                                                             bp.stages.back().box.size(), true, plan_in.data);
-    trailing_bwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options,
-                                                             bp.real_storage.size(), false, plan_in.data);
-  }
   adopt_user_arrays(in, out);
+  if (!trailing.empty()) {
+    // Each direction's output: the forward the output array, the backward the input array (the
+    // user's, when given). Planned on the first planning array where it holds either side, else
+    // on scratch of their size (a user's box may be larger than the plan's own).
+    const Index points_fwd = user_out.storage.size(), points_bwd = user_in.storage.size();
+    const std::size_t bytes = static_cast<std::size_t>(std::max(points_fwd, points_bwd) * bp.fields * bp.element_bytes);
+    Scratch own;
+    void* planning = plan_in.data;
+    std::string problem;  // agreed on every rank, whether it allocated or not
+    if (bytes > scratch_bytes(bp)) {
+      try {
+        own = Scratch(bytes);
+        planning = own.data;
+      } catch (const std::bad_alloc&) {
+        problem = "volfft: could not allocate " + std::to_string(bytes) + " bytes of planning scratch for the "
+                  "trailing axes (freed after planning)";
+      }
+    }
+    mpi::agree_or_throw(comm, problem);
+    trailing_fwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options, points_fwd,
+                                                             true, planning);
+    trailing_bwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options, points_bwd,
+                                                             false, planning);
+  }
 }
 
 void Plan::Impl::transform_trailing(bool forward, void* out) {
@@ -657,18 +673,37 @@ bool Plan::Impl::test() { return !pending || pending->test(); }
 
 namespace {
 
+// A user's array of an N-D plan as the leading plan takes it: its box, storage and order are
+// those of the first three axes, the trailing axes whole and last (an order of all N axes must
+// end with them in order); no ghost layers or padding, which the trailing transforms would
+// overwrite.
+void to_leading(std::optional<LocalArray>& a, std::size_t ndim, const char* name) {
+  if (!a || ndim <= 3) return;
+  const std::string which = std::string("volfft: the ") + name + " array of a plan of " + std::to_string(ndim) + " axes";
+  if (a->order.size() == ndim) {
+    for (std::size_t k = 3; k < ndim; ++k)
+      if (a->order[k] != static_cast<int>(k))
+        throw Error(which + " must hold its trailing axes (3 and up) last, in order; got another order");
+    a->order.resize(3);
+  } else if (!a->order.empty() && a->order.size() != 3) {
+    throw Error(which + " takes an order of 3 entries (the first three axes) or " + std::to_string(ndim) + "; got " +
+                std::to_string(a->order.size()));
+  }
+  if (a->storage != Box{} && a->storage != a->box)
+    throw Error(which + " takes no ghost layers or padding (storage must be the box)");
+}
+
 // The leading plan of `shape` (core/trailing_axes.hpp), agreed: the checks of N-D arguments fail
 // on every rank alike, and every rank must pass the same trailing axes (the leading plan agrees
-// on the rest). Collective.
+// on the rest). User arrays (when given) become the leading plan's. Collective.
 core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, const Options& options,
-                               bool user_arrays) {
+                               std::optional<LocalArray>* in = nullptr, std::optional<LocalArray>* out = nullptr) {
   core::LeadingPlan split;
   std::string problem;
   try {
-    if (user_arrays && shape.size() > 3)
-      throw Error("volfft: plans on user arrays (LocalArray) take 2-D and 3-D shapes; got shape with " +
-                  std::to_string(shape.size()) + " axes");
     split = core::split_trailing_axes(shape, kind, options);
+    if (in) to_leading(*in, shape.size(), "input");
+    if (out) to_leading(*out, shape.size(), "output");
   } catch (const Error& e) {
     problem = e.what();
   }
@@ -686,7 +721,7 @@ core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& s
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
            const Options& options) {
   // An N-D plan is the plan of its first three axes with the rest as interleaved fields.
-  const core::LeadingPlan split = agreed_split(comm, shape, kind, options, false);
+  const core::LeadingPlan split = agreed_split(comm, shape, kind, options);
   // Untransformed axes go first where that moves less data (core/relabel.hpp), keeping the
   // user's C-order arrays; the same rule as describe()'s.
   const core::Axes axes = core::none_axes_first(split.shape, kind, split.options);
@@ -700,11 +735,14 @@ Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Pre
 }
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
            const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
-  (void)agreed_split(comm, shape, kind, options, true);
-  const core::Axes axes = plan::choose_axes(comm, shape, kind, precision, options, in, out);
-  impl_ = std::make_shared<Impl>(comm, core::to_internal(shape, axes), kind, precision, core::to_internal(options, axes),
-                                 core::to_internal(in, axes), core::to_internal(out, axes));
-  impl_->report_in_user_axes(axes, shape);
+  std::optional<LocalArray> leading_in = in, leading_out = out;
+  const core::LeadingPlan split = agreed_split(comm, shape, kind, options, &leading_in, &leading_out);
+  const core::Axes axes = plan::choose_axes(comm, split.shape, kind, precision, split.options, leading_in, leading_out);
+  impl_ = std::make_shared<Impl>(comm, core::to_internal(split.shape, axes), kind, precision,
+                                 core::to_internal(split.options, axes), core::to_internal(leading_in, axes),
+                                 core::to_internal(leading_out, axes), std::nullopt, split.trailing);
+  impl_->report_in_user_axes(axes, split.shape);
+  impl_->user_shape = shape;
 }
 Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;

@@ -12,6 +12,7 @@
 
 #include "mpi/transform_check.hpp"
 #include "support/errors.hpp"
+#include "volfft/distribution.hpp"
 #include "support/kinds_reference.hpp"
 #include "support/mpi_main.hpp"
 
@@ -62,12 +63,15 @@ struct NdArray {
 
 template <class Real>
 void check_nd(const std::vector<Index>& shape, Kind kind, const std::vector<AxisKind>& kinds, Options o,
-              const std::string& label, bool split_phase = false) {
+              const std::string& label, bool split_phase = false,
+              const std::optional<LocalArray>& user_in = std::nullopt,
+              const std::optional<LocalArray>& user_out = std::nullopt) {
   constexpr bool single = std::is_same<Real, float>::value;
   using C = std::complex<Real>;
   o.kinds = kinds;
   const Precision precision = single ? Precision::float32 : Precision::float64;
-  Plan plan(MPI_COMM_WORLD, shape, kind, precision, o);
+  Plan plan = user_in || user_out ? Plan(MPI_COMM_WORLD, shape, kind, precision, o, user_in, user_out)
+                                  : Plan(MPI_COMM_WORLD, shape, kind, precision, o);
   const bool real = kind == Kind::r2r;
   const Index fields = std::max(o.batch, 1);
   CHECK_MSG(plan.ndim() == static_cast<int>(shape.size()), label << ": ndim " << plan.ndim());
@@ -169,11 +173,20 @@ void check_errors(int rank, int size) {
   // A 3-D shape on one rank against a 4-D one on the others.
   const std::vector<Index> mixed = rank == 0 ? std::vector<Index>{4, 3, 5} : std::vector<Index>{4, 3, 5, 1};
   if (size > 1) expect_everywhere("3-D and 4-D", plan_error(mixed, Kind::c2c, o), "ranks passed different");
+  // User arrays: no ghost layers (the trailing transforms would overwrite them), and an order of
+  // all axes keeps the trailing ones last.
   LocalArray in;
-  in.box.hi = {4, 3, 5};
-  expect_everywhere("user arrays",
+  in.box = bricks({4, 3, 5}, size)[static_cast<std::size_t>(rank)];
+  in.storage = in.box;
+  in.storage.hi[0] += 1;
+  expect_everywhere("user ghosts",
                     error_of([&] { Plan p(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, Options{}, in, std::nullopt); }),
-                    "plans on user arrays (LocalArray) take 2-D and 3-D shapes");
+                    "the input array of a plan of 4 axes takes no ghost layers or padding");
+  in.storage = Box{};
+  in.order = {0, 1, 3, 2};
+  expect_everywhere("user order",
+                    error_of([&] { Plan p(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, Options{}, in, std::nullopt); }),
+                    "must hold its trailing axes (3 and up) last, in order");
   // Errors name the argument the same way through describe() (pure).
   CHECK_THROWS_WITH(describe(2, shape, Kind::r2c, Precision::float64, Options{}), "r2c plans take 2 or 3 axes");
 }
@@ -244,6 +257,23 @@ int main(int argc, char** argv) {
       const Box ob = p.output_box();
       const bool has_zero = p.output_count() > 0 && ob.lo[0] == 0 && ob.lo[1] == 0 && ob.lo[2] == 0;
       if (has_zero) CHECK_MSG(std::abs(y[0] - std::complex<double>(1, 0)) < 1e-12, "scale_forward: zero frequency " << y[0]);
+    }
+    // User arrays (the leading axes' boxes: bricks in, slabs of axis 1 out; orders of 3 or all
+    // axes), as the FFTW-MPI drop-in makes its N-D plans.
+    for (const auto& s : {std::vector<Index>{5, 4, 6, 3}, std::vector<Index>{2, 7, 3, 2, 3}}) {
+      const std::vector<Index> lead(s.begin(), s.begin() + 3);
+      LocalArray in, out;
+      in.box = bricks(lead, size)[static_cast<std::size_t>(rank)];
+      out.box = slabs(lead, size, 1)[static_cast<std::size_t>(rank)];
+      out.order = {1, 0, 2};
+      for (std::size_t a = 3; a < s.size(); ++a) out.order.push_back(static_cast<int>(a));
+      check_nd<double>(s, Kind::c2c, {}, Options{}, "user arrays " + std::to_string(s.size()) + "-D", false, in, out);
+      std::vector<K> real(s.size(), K::dct2);
+      check_nd<double>(s, Kind::r2r, real, Options{}, "user arrays r2r " + std::to_string(s.size()) + "-D", false, in,
+                       std::nullopt);
+      Options ip;
+      ip.in_place = true;
+      check_nd<double>(s, Kind::c2c, {}, ip, "user arrays in place " + std::to_string(s.size()) + "-D", false, in, out);
     }
     check_errors(rank, size);
   });

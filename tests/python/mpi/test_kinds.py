@@ -414,7 +414,7 @@ def test_more_than_three_axes_in_single_precision(comm):
     (lambda comm: volfft.Plan(comm, (4, 3, 5, 2), batch=2), r"batch with batch_layout 'outer' takes 2-D and 3-D plans"),
     (lambda comm: volfft.Plan(comm, (4, 3, 5, 2), padding=1.5), r"spectral_shape \(padding\) takes 2-D and 3-D plans"),
     (lambda comm: volfft.Plan(comm, (4, 3, 5, 2), in_array=((0, 0, 0, 0), (4, 3, 5, 2))),
-     r"in_array/out_array: plans on user arrays take 2-D and 3-D shapes; got shape with 4 axes"),
+     r"in_array/out_array: in Python, plans on user arrays take 2-D and 3-D shapes; got shape with 4 axes"),
 ], ids=["r2c", "batch outer", "padding", "user arrays"])
 def test_more_than_three_axes_refusals(comm, make, pattern):
     messages = refusals(comm, lambda: make(comm).close())
