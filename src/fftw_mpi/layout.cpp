@@ -43,7 +43,7 @@ LocalArray blocks(const std::vector<Index>& shape, int axis, Index block, bool s
   const Block b = block_of(n, block, ranks, rank);
   LocalArray a;
   a.box.lo = {0, 0, 0};
-  a.box.hi = {shape[0], shape[1], shape.size() == 3 ? shape[2] : 1};
+  a.box.hi = {shape[0], shape[1], shape.size() >= 3 ? shape[2] : 1};  // (more axes: whole, after these)
   a.box.lo[axis] = b.start;
   a.box.hi[axis] = b.start + b.count;
   if (swapped) {
@@ -66,9 +66,12 @@ LocalArray padded_real(const std::vector<Index>& n, Index block, int ranks, int 
 
 Layout layout(Transform t, const std::vector<Index>& n, Index iblock, Index oblock, bool transposed_in,
               bool transposed_out, int ranks, int rank) {
-  if (n.size() < 2 || n.size() > 3)
-    throw Error("volfft_fftw3_mpi: rnk must be 2 or 3 here (distributed 1-D transforms and more than 3 "
-                "dimensions are not supported); got " + std::to_string(n.size()));
+  if (n.size() < 2)
+    throw Error("volfft_fftw3_mpi: rnk must be 2 or more here (distributed 1-D transforms are not supported); got " +
+                std::to_string(n.size()));
+  if (n.size() > 3 && t != Transform::dft && t != Transform::r2r)
+    throw Error("volfft_fftw3_mpi: rnk " + std::to_string(n.size()) + " takes dft and r2r plans (volfft's r2c plans "
+                "have 2 or 3 dimensions)");
   for (Index v : n)
     if (v < 1) throw Error("volfft_fftw3_mpi: every size n[i] must be positive; got " + std::to_string(v));
   std::vector<Index> spectrum = n;

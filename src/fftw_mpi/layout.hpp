@@ -48,7 +48,8 @@ struct Side {
 /// transposed and pads its last dimension to 2 (n/2 + 1). A transpose's output is blocks of n1
 /// stored n1-major (order {1, 0}) unless transposed_out (stored n0-major), and its input
 /// n0-major unless transposed_in. Throws volfft::Error naming the argument where FFTW's blocks
-/// do not cover the array (block * ranks < n).
+/// do not cover the array (block * ranks < n). More than 3 dimensions (dft, r2r): the boxes are
+/// those of the first three, the others whole and last in memory (volfft's N-D plans).
 struct Layout {
   Side in, out;
 };

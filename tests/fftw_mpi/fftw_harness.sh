@@ -12,7 +12,7 @@
 # Each problem FFTW's harness poses ends in one of three classes:
 #   passed   mpi-bench --verify succeeded (FFTW's libbench2 checks: impulse, linearity, shifts)
 #   refused  volfft_fftw3_mpi returned a NULL plan and said why ("volfft_fftw3_mpi: ..."), for
-#            what docs/fftw-mpi.md says it refuses: 1-D, >3-D, scrambled and R2HC/HC2R/DHT
+#            what docs/fftw-mpi.md says it refuses: 1-D, r2c/c2r of >3-D, scrambled and R2HC/HC2R/DHT
 #   FAILED   anything else: a wrong result, a crash, a hang, or a NULL plan without that message
 # Exit status: 0 when nothing FAILED, 1 otherwise, 77 (SKIPPED) when FFTW's source cannot be had
 # (no network, no apt, not Debian) or a tool the harness needs is missing.
@@ -64,7 +64,7 @@ if [ "${1:-}" = "--run-one" ]; then
   # The refusals docs/fftw-mpi.md lists (1-D, more than 3 dimensions, scrambled, R2HC/HC2R/DHT):
   # any other NULL plan, even with a volfft_fftw3_mpi reason, is a problem FFTW plans and volfft
   # should, so it is FAILED.
-  documented="distributed 1-D transforms|rnk must be 2 or 3|FFTW_MPI_SCRAMBLED_IN/OUT are not supported|r2r kind [0-9]+ is not supported"
+  documented="distributed 1-D transforms|rnk [0-9]+ takes dft and r2r plans|FFTW_MPI_SCRAMBLED_IN/OUT are not supported|r2r kind [0-9]+ is not supported"
   if [ $rc -eq 0 ]; then
     class=passed
   elif grep -q "the program calls fftw_execute from" "$log"; then
@@ -215,7 +215,8 @@ seed="${FFTW_HARNESS_SEED:-$(date +%s)}"
 # r real (r2c forward, c2r backward), k r2r with a kind per dimension (e00..e11 REDFT, o00..o11
 # RODFT, h DHT, b HC2R), vN howmany interleaved, ] FFTW_MPI_TRANSPOSED_OUT, [ TRANSPOSED_IN (for
 # rank >= 2; for 1-D they become SCRAMBLED), d destroy input; "ok1v8:1:6x6:8:1x1:1:1" is an
-# 8x6 transpose; "[]" both flags; n0 = 2 leaves ranks empty from np 3). Expected to pass: 2-D and 3-D. Expected refused: 1-D, 4-D, DHT/HC2R, scrambled.
+# 8x6 transpose; "[]" both flags; n0 = 2 leaves ranks empty from np 3). Expected to pass: 2-D, 3-D,
+# and dft/r2r of more dimensions. Expected refused: 1-D, r2c/c2r of 4-D, DHT/HC2R, scrambled.
 # (Not here: 1-D r2c/r2r, split arrays and "*" strided howmany, which mpi-bench itself does not
 # plan; check.pl leaves them out in --mpi mode for the same reason.)
 fixed=(
@@ -226,7 +227,7 @@ fixed=(
   ok1v8:1:6x6:8:1x1:1:1 ik1v8:1:6x6:8:1x1:1:1 ok1v7:3:15x5:21:3x3:1:1
   "ocf[]8x6x5" "ik[]6e10x5o01" "ok[]1v6:2:10x5:12:2x2:1:1" "ik]1v7:3:15x5:21:3x3:1:1"
   obr2x9x4v2 "icf[2x9x3"
-  ocf64 "ocf]64" ocf4x4x4x4 orf6x4x4x4 ok8hx6e00 ok8bx6e10
+  ocf64 "ocf]64" ocf4x4x4x4 "icb[5x4x3x2" "ok]4e10x5o01x3e11x2" ocf3x2x4x2x3v2 orf6x4x4x4 ok8hx6e00 ok8bx6e10
 )
 for prec in $precisions; do
   case "$prec" in double|float) ;; *) echo "FFTW_HARNESS_PRECISION: double and/or float, not $prec"; exit 2 ;; esac

@@ -7,7 +7,8 @@
  * FFTW_MPI_TRANSPOSED_OUT, back with FFTW_MPI_TRANSPOSED_IN; 2-D c2c in place; howmany = 3 with a
  * given block size; howmany = 2 in place and out of place with empty ranks passing NULL; r2r 2-D
  * (REDFT10 x RODFT10) in place; many_transpose of pairs in and out of place; single precision
- * r2c 2-D; new-array execute; and what volfft does not plan (1-D, R2HC, scrambled) returns NULL.
+ * r2c 2-D; new-array execute; 4-D c2c (transposed out) and r2r; and what volfft does not plan (1-D,
+ * R2HC, scrambled, r2c of 4 dimensions) returns NULL.
  * Any failure aborts the job. */
 #include <complex.h>
 #include <fftw3.h> /* after complex.h: fftw_complex is double complex */
@@ -119,6 +120,67 @@ static void c2c_3d_transposed(void) {
         CHECK(cabs(data[(i * M + j) * N + k] / (L * M * N) - f_complex(s0 + i, j, k)) < 1e-12, "round trip");
   fftw_destroy_plan(forward), fftw_destroy_plan(backward);
   fftw_free(data), fftw_free(want);
+}
+
+/* 4-D c2c out of place with TRANSPOSED_OUT and back, and a 4-D r2r (REDFT10 x RODFT00 x REDFT01 x
+ * REDFT11) in place, against FFTW's serial plans of the whole array; a prime first dimension. */
+static double complex f4(ptrdiff_t i, ptrdiff_t j, ptrdiff_t k, ptrdiff_t l) { return f_complex(i + l, j - l, k * l); }
+static void c2c_r2r_4d(void) {
+  const ptrdiff_t n[4] = {5, 6, 3, 4};
+  const ptrdiff_t total = n[0] * n[1] * n[2] * n[3], inner = n[2] * n[3];
+  ptrdiff_t ln0, s0, ln1, s1;
+  const ptrdiff_t alloc = fftw_mpi_local_size_transposed(4, n, MPI_COMM_WORLD, &ln0, &s0, &ln1, &s1);
+  fftw_complex* in = fftw_alloc_complex(alloc + 1);
+  fftw_complex* out = fftw_alloc_complex(alloc + 1);
+  fftw_plan forward = fftw_mpi_plan_dft(4, n, in, out, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_OUT);
+  fftw_plan backward = fftw_mpi_plan_dft(4, n, out, in, MPI_COMM_WORLD, FFTW_BACKWARD, FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_IN);
+  CHECK(forward && backward, "c2c 4-D transposed plans");
+  for (ptrdiff_t i = 0; i < ln0; ++i)
+    for (ptrdiff_t j = 0; j < n[1]; ++j)
+      for (ptrdiff_t q = 0; q < inner; ++q) in[(i * n[1] + j) * inner + q] = f4(s0 + i, j, q / n[3], q % n[3]);
+  fftw_execute(forward);
+  fftw_complex* want = fftw_alloc_complex(total);
+  for (ptrdiff_t x = 0; x < total; ++x)
+    want[x] = f4(x / (n[1] * inner), (x / inner) % n[1], (x % inner) / n[3], x % n[3]);
+  const int ni[4] = {(int)n[0], (int)n[1], (int)n[2], (int)n[3]};
+  fftw_plan serial = fftw_plan_dft(4, ni, want, want, FFTW_FORWARD, FFTW_ESTIMATE);
+  fftw_execute(serial);
+  fftw_destroy_plan(serial);
+  const double scale = max_abs(want, total);
+  for (ptrdiff_t j = 0; j < ln1; ++j) /* transposed: local_n1 x n0 x n2 x n3 */
+    for (ptrdiff_t i = 0; i < n[0]; ++i)
+      for (ptrdiff_t q = 0; q < inner; ++q)
+        CHECK(cabs(out[(j * n[0] + i) * inner + q] - want[(i * n[1] + s1 + j) * inner + q]) < 1e-12 * scale,
+              "4-D transposed-out element (%td, %td, %td)", i, s1 + j, q);
+  fftw_execute(backward);
+  for (ptrdiff_t i = 0; i < ln0; ++i)
+    for (ptrdiff_t j = 0; j < n[1]; ++j)
+      for (ptrdiff_t q = 0; q < inner; ++q)
+        CHECK(cabs(in[(i * n[1] + j) * inner + q] / total - f4(s0 + i, j, q / n[3], q % n[3])) < 1e-12,
+              "4-D round trip");
+  fftw_destroy_plan(forward), fftw_destroy_plan(backward);
+  /* r2r in place, untransposed. */
+  const fftw_r2r_kind kinds[4] = {FFTW_REDFT10, FFTW_RODFT00, FFTW_REDFT01, FFTW_REDFT11};
+  double* r = (double*)in;
+  fftw_plan rp = fftw_mpi_plan_r2r(4, n, r, r, MPI_COMM_WORLD, kinds, FFTW_ESTIMATE);
+  CHECK(rp != NULL, "r2r 4-D plan");
+  for (ptrdiff_t i = 0; i < ln0; ++i)
+    for (ptrdiff_t j = 0; j < n[1]; ++j)
+      for (ptrdiff_t q = 0; q < inner; ++q) r[(i * n[1] + j) * inner + q] = creal(f4(s0 + i, j, q / n[3], q % n[3]));
+  fftw_execute(rp);
+  double* rw = fftw_alloc_real(total);
+  for (ptrdiff_t x = 0; x < total; ++x)
+    rw[x] = creal(f4(x / (n[1] * inner), (x / inner) % n[1], (x % inner) / n[3], x % n[3]));
+  fftw_plan rs = fftw_plan_r2r(4, ni, rw, rw, kinds, FFTW_ESTIMATE);
+  fftw_execute(rs);
+  fftw_destroy_plan(rs);
+  double rscale = 0;
+  for (ptrdiff_t x = 0; x < total; ++x) rscale = fmax(rscale, fabs(rw[x]));
+  for (ptrdiff_t i = 0; i < ln0; ++i)
+    for (ptrdiff_t q = 0; q < n[1] * inner; ++q)
+      CHECK(fabs(r[i * n[1] * inner + q] - rw[(s0 + i) * n[1] * inner + q]) < 1e-12 * rscale, "4-D r2r element");
+  fftw_destroy_plan(rp);
+  fftw_free(in), fftw_free(out), fftw_free(want), fftw_free(rw);
 }
 
 /* 2-D c2c in place, untransposed, backward sign (the manual's 2-D example). */
@@ -292,7 +354,7 @@ static void unsupported(void) {
   CHECK(fftw_mpi_plan_dft_2d(4, 4, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_MPI_SCRAMBLED_OUT) == NULL,
         "scrambled");
   const ptrdiff_t n4[4] = {2, 2, 2, 2};
-  CHECK(fftw_mpi_plan_dft(4, n4, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE) == NULL, "4-D");
+  CHECK(fftw_mpi_plan_dft_r2c(4, n4, r, a, MPI_COMM_WORLD, FFTW_ESTIMATE) == NULL, "4-D r2c");
   CHECK(fftw_mpi_plan_dft_2d(4, 4, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_WISDOM_ONLY) == NULL, "wisdom only");
   fftw_free(a), fftw_free(r);
 }
@@ -306,6 +368,7 @@ int main(int argc, char** argv) {
   r2c_3d();
   c2c_3d_transposed();
   c2c_2d_in_place();
+  c2c_r2r_4d();
   many_dft();
   many_dft_in_place_and_empty_ranks(1);
   many_dft_in_place_and_empty_ranks(0);

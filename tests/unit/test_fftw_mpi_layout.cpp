@@ -54,8 +54,13 @@ void layouts() {
 
 void bad_arguments() {
   CHECK_THROWS_WITH(layout(Transform::dft, {12, 4}, 2, 0, false, false, 4, 0), "does not cover dimension 0");
-  CHECK_THROWS_WITH(layout(Transform::dft, {12}, 0, 0, false, false, 4, 0), "rnk must be 2 or 3");
-  CHECK_THROWS_WITH(layout(Transform::dft, {2, 2, 2, 2}, 0, 0, false, false, 4, 0), "got 4");
+  CHECK_THROWS_WITH(layout(Transform::dft, {12}, 0, 0, false, false, 4, 0), "rnk must be 2 or more here");
+  CHECK_THROWS_WITH(layout(Transform::r2c, {2, 2, 2, 2}, 0, 0, false, false, 4, 0), "rnk 4 takes dft and r2r plans");
+  // More dimensions (dft, r2r): the boxes of the first three, transposed with an order of all.
+  const Layout l4 = layout(Transform::dft, {6, 5, 4, 3}, 0, 0, false, true, 2, 1);
+  CHECK(l4.in.array.box.lo == (std::array<Index, 3>{3, 0, 0}) && l4.in.array.box.hi == (std::array<Index, 3>{6, 5, 4}));
+  CHECK(l4.out.array.box.lo == (std::array<Index, 3>{0, 3, 0}) && l4.out.array.box.hi == (std::array<Index, 3>{6, 5, 4}));
+  CHECK(l4.out.array.order == (std::vector<int>{1, 0, 2, 3}));
   CHECK_THROWS_WITH(layout(Transform::r2c, {4, 0}, 0, 0, false, false, 1, 0), "must be positive");
 }
 
