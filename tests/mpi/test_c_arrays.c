@@ -223,6 +223,66 @@ static void r2r_plan_on_bricks(void) {
   free(x), free(y), free(z), free(bricks);
 }
 
+/* A 4-D c2c plan on its own arrays through the C API: the box and order describe the first three
+ * axes (order: all four, the trailing one last), the fourth is whole; against FFTW's serial 4-D
+ * plan, and the round trip. */
+static void c2c_4d(void) {
+  const int64_t shape[4] = {5, 4, 3, 6};
+  volfft_options options;
+  volfft_options_default(&options);
+  options.effort = VOLFFT_ESTIMATE;
+  volfft_plan plan;
+  CHECK(volfft_plan_create(MPI_COMM_WORLD, 4, shape, VOLFFT_C2C, VOLFFT_DOUBLE, &options, &plan) == VOLFFT_OK,
+        "volfft_plan_create (4-D): %s", volfft_last_error());
+  volfft_local_array ia, oa;
+  int in_order[4], out_order[4];
+  CHECK(volfft_input_array(plan, &ia) == VOLFFT_OK && volfft_output_array(plan, &oa) == VOLFFT_OK, "arrays");
+  CHECK(volfft_input_order(plan, in_order) == VOLFFT_OK && volfft_output_order(plan, out_order) == VOLFFT_OK, "orders");
+  CHECK(in_order[3] == 3 && out_order[3] == 3, "the trailing axis is last: %d %d", in_order[3], out_order[3]);
+  int64_t n_in = 0, n_out = 0;
+  CHECK(volfft_counts(plan, &n_in, &n_out) == VOLFFT_OK, "counts");
+  CHECK(n_in == extent(&ia.box, 0) * extent(&ia.box, 1) * extent(&ia.box, 2) * shape[3], "4-D input count %lld",
+        (long long)n_in);
+  const int64_t N = shape[0] * shape[1] * shape[2] * shape[3];
+  double complex* whole = fftw_malloc(N * sizeof *whole);
+  for (int64_t x = 0; x < N; ++x) whole[x] = value_at(x / 72, (x / 18) % 4, x % 18);
+  double complex* a = malloc((n_in + 1) * sizeof *a);
+  double complex* y = malloc((n_out + 1) * sizeof *y);
+  double complex* z = malloc((n_in + 1) * sizeof *z);
+  /* strides of the local arrays from their orders (slowest first), the fourth axis fastest */
+  int64_t is[4], os[4], step = 1;
+  for (int k = 3; k >= 0; --k) is[in_order[k]] = step, step *= in_order[k] == 3 ? shape[3] : extent(&ia.box, in_order[k]);
+  step = 1;
+  for (int k = 3; k >= 0; --k) os[out_order[k]] = step, step *= out_order[k] == 3 ? shape[3] : extent(&oa.box, out_order[k]);
+  for (int64_t i = ia.box.lo[0]; i < ia.box.hi[0]; ++i)
+    for (int64_t j = ia.box.lo[1]; j < ia.box.hi[1]; ++j)
+      for (int64_t k = ia.box.lo[2]; k < ia.box.hi[2]; ++k)
+        for (int64_t l = 0; l < shape[3]; ++l)
+          a[(i - ia.box.lo[0]) * is[0] + (j - ia.box.lo[1]) * is[1] + (k - ia.box.lo[2]) * is[2] + l * is[3]] =
+              whole[((i * shape[1] + j) * shape[2] + k) * shape[3] + l];
+  CHECK(volfft_forward(plan, a, y) == VOLFFT_OK, "forward (4-D)");
+  const int n[4] = {5, 4, 3, 6};
+  fftw_plan serial = fftw_plan_dft(4, n, whole, whole, FFTW_FORWARD, FFTW_ESTIMATE);
+  fftw_execute(serial);
+  fftw_destroy_plan(serial);
+  double error = 0, scale = 0;
+  for (int64_t i = oa.box.lo[0]; i < oa.box.hi[0]; ++i)
+    for (int64_t j = oa.box.lo[1]; j < oa.box.hi[1]; ++j)
+      for (int64_t k = oa.box.lo[2]; k < oa.box.hi[2]; ++k)
+        for (int64_t l = 0; l < shape[3]; ++l) {
+          const double complex want = whole[((i * shape[1] + j) * shape[2] + k) * shape[3] + l];
+          const double complex got =
+              y[(i - oa.box.lo[0]) * os[0] + (j - oa.box.lo[1]) * os[1] + (k - oa.box.lo[2]) * os[2] + l * os[3]];
+          error = fmax(error, cabs(got - want)), scale = fmax(scale, cabs(want));
+        }
+  CHECK(error <= 1e-12 * fmax(scale, 1), "4-D forward against serial FFTW: error %.3e", error);
+  CHECK(volfft_backward(plan, y, z) == VOLFFT_OK, "backward (4-D)");
+  for (int64_t m = 0; m < n_in; ++m) CHECK(cabs(z[m] - a[m]) < 1e-12, "4-D round trip element %lld", (long long)m);
+  CHECK(volfft_plan_destroy(plan) == VOLFFT_OK, "destroy");
+  fftw_free(whole);
+  free(a), free(y), free(z);
+}
+
 /* Both must fail on every rank with the same status, and return (no hang: ctest's timeout). */
 static void errors_on_every_rank(void) {
   const int64_t shape[3] = {8, 6, 5};
@@ -269,6 +329,7 @@ int main(int argc, char** argv) {
   reshape_bricks_to_pencils();
   plan_on_bricks();
   r2r_plan_on_bricks();
+  c2c_4d();
   errors_on_every_rank();
   if (rank == 0) printf("test_c_arrays: all passed at np %d\n", ranks);
   MPI_Finalize();
