@@ -70,6 +70,12 @@ std::size_t scratch_bytes(const core::Blueprint& bp) {
                                             bp.output_count() * bp.element_bytes}));
 }
 
+// Whether planning runs transforms on arrays (FFTW_MEASURE/PATIENT, or timing the backends):
+// FFTW_ESTIMATE plans read and write no array (FFTW's manual), and ducc0 plans none.
+bool plans_on_arrays(const Options& o) {
+  return o.backend == Backend::automatic || (o.backend == Backend::fftw && o.effort != Effort::estimate);
+}
+
 int virtual_rank(const Options& options, int rank) {
   if (options.rank_order.empty()) return rank;
   return static_cast<int>(std::find(options.rank_order.begin(), options.rank_order.end(), rank) -
@@ -281,7 +287,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     Scratch own;
     void* planning = plan_in.data;
     std::string problem;  // agreed on every rank, whether it allocated or not
-    if (bytes > scratch_bytes(bp)) {
+    if (plans_on_arrays(options) && bytes > scratch_bytes(bp)) {
       try {
         own = Scratch(bytes);
         planning = own.data;
@@ -553,7 +559,10 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   // enough: they hold nothing yet, and scratch beside them would raise the peak memory of
   // planning by up to three arrays (the peak a memory-bound run is sized by). Scratch, freed after
   // planning, only for the rest.
-  const std::size_t planning_arrays = options.backend == Backend::automatic ? 3u : 2u;
+  // None where nothing is measured (plans_on_arrays): any distinct 64-byte-aligned addresses
+  // serve the planner then (below), so an estimated plan's peak memory is its data and workspace.
+  const bool measured = plans_on_arrays(options);
+  const std::size_t planning_arrays = !measured ? 0u : options.backend == Backend::automatic ? 3u : 2u;
   const std::size_t buffer_bytes = static_cast<std::size_t>(bp.buffer_elements * bp.element_bytes);
   // Planning arrays 0 .. lent-1 are buffers 0 .. lent-1; the others are scratch.
   const std::size_t lent = buffer_bytes >= scratch_bytes(bp)
@@ -562,6 +571,7 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   const std::size_t scratch_count = planning_arrays - lent;
   try {
     for (std::size_t k = lent; k < planning_arrays; ++k) scratch[k] = Scratch(scratch_bytes(bp));
+    if (!measured) scratch[0] = Scratch(64);  // an address for the planner, never read or written
     if (options.workspace) {
       base = static_cast<unsigned char*>(options.workspace);
     } else if (shared) {
@@ -587,6 +597,14 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
     base = reinterpret_cast<unsigned char*>(p) + buffer_bytes;
   }
   for (std::size_t k = 0; k < lent; ++k) scratch[k].data = w[k];
+  // Three planning "arrays" that do not overlap, as FFTW's planner wants to see them (it tells in-place
+  // from out-of-place plans by their addresses): addresses only, formed as integers, never
+  // dereferenced, since an estimated plan touches no array.
+  if (!measured) {
+    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(scratch[0].data);
+    const std::uintptr_t span = (scratch_bytes(bp) + 63) / 64 * 64 + 64;
+    for (std::size_t k = 1; k < 3; ++k) scratch[k].data = reinterpret_cast<void*>(base + span * k);
+  }
 }
 
 std::string Plan::Impl::type_error(bool forward, bool real_in, bool real_out, Precision precision) const {
