@@ -4,6 +4,7 @@
 // several 1-D transforms at once in SIMD registers, which is where it beats FFTW builds made
 // without AVX-512 codelets.
 #include <complex>
+#include <utility>
 #include <vector>
 
 #include "backend/fft_batch.hpp"
@@ -33,12 +34,23 @@ class DuccBatch final : public FftBatch {
       in_strides_.push_back(static_cast<std::ptrdiff_t>(g.in_strides[a]));
       out_strides_.push_back(static_cast<std::ptrdiff_t>(g.out_strides[a]));
     }
-    // Fields of the batch: one more (untransformed) axis after the three.
-    if (g.fields > 1) {
-      complex_shape_.push_back(static_cast<std::size_t>(g.fields));
-      real_shape_.push_back(static_cast<std::size_t>(g.fields));
-      in_strides_.push_back(static_cast<std::ptrdiff_t>(g.field_in_stride));
-      out_strides_.push_back(static_cast<std::ptrdiff_t>(g.field_out_stride));
+    // Fields of the batch: one more (untransformed) axis after the three; fused trailing axes
+    // more axes, the transformed ones among the transform's.
+    auto more = [&](Index n, Index is, Index os) {
+      complex_shape_.push_back(static_cast<std::size_t>(n));
+      real_shape_.push_back(static_cast<std::size_t>(n));
+      in_strides_.push_back(static_cast<std::ptrdiff_t>(is));
+      out_strides_.push_back(static_cast<std::ptrdiff_t>(os));
+    };
+    if (g.fields > 1) more(g.fields, g.field_in_stride, g.field_out_stride);
+    for (std::size_t k = 0; k < g.axes.size() && g.transform == Transform::r2r; ++k)
+      r2r_axes_.emplace_back(static_cast<std::size_t>(g.axes[k]), g.r2r_kinds[k]);
+    for (const BatchGeometry::Extra& x : g.extra) {
+      if (x.transformed) {
+        axes_.push_back(complex_shape_.size());
+        r2r_axes_.emplace_back(complex_shape_.size(), x.kind);
+      }
+      more(x.n, x.in_stride, x.out_stride);
     }
     // r2r of complex data: the complex array as a real one with a fourth axis (real, imaginary
     // part). Real data (an r2r plan) is the array as it is.
@@ -81,14 +93,14 @@ class DuccBatch final : public FftBatch {
       case Transform::r2r: {
         // One axis at a time (each may be of another kind): the first from `in`, the rest in
         // place in `o`. ducc0's unnormalised DCT/DST (fct 1, not orthonormal) are FFTW's.
-        for (std::size_t k = 0; k < g_.axes.size(); ++k) {
+        for (std::size_t k = 0; k < r2r_axes_.size(); ++k) {
           const bool first = k == 0;
           ducc0::cfmav<Real> a(static_cast<const Real*>(first ? in : o), r2r_shape_,
                                first ? r2r_in_strides_ : r2r_out_strides_);
           ducc0::vfmav<Real> b(static_cast<Real*>(o), r2r_shape_, r2r_out_strides_);
-          const AxisKind kind = g_.r2r_kinds[k];
+          const AxisKind kind = r2r_axes_[k].second;
           const int type = kind_type(kind);
-          const ducc0::fmav_info::shape_t axis{static_cast<std::size_t>(g_.axes[k])};
+          const ducc0::fmav_info::shape_t axis{r2r_axes_[k].first};
           if (kind >= AxisKind::dct1 && kind <= AxisKind::dct4)
             ducc0::dct(a, b, axis, type, Real(1), false, threads_);
           else
@@ -116,6 +128,7 @@ class DuccBatch final : public FftBatch {
   ducc0::fmav_info::stride_t in_strides_, out_strides_;
   ducc0::fmav_info::shape_t r2r_shape_;
   ducc0::fmav_info::stride_t r2r_in_strides_, r2r_out_strides_;
+  std::vector<std::pair<std::size_t, AxisKind>> r2r_axes_;  // r2r: each transformed axis and its kind
 };
 
 }  // namespace

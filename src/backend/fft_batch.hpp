@@ -38,6 +38,15 @@ struct BatchGeometry {
   /// plan/stage_ops.cpp): field f of the input starts f * field_in_stride elements after field
   /// 0, of the output f * field_out_stride; 1 = the array alone.
   Index fields = 1, field_in_stride = 0, field_out_stride = 0;
+  /// More dimensions of the batch beyond the three (instead of `fields`): an N-D plan's trailing
+  /// axes fused into its first forward and last backward batch. `transformed` ones are transformed
+  /// with `axes` (an r2r batch: by `kind`), the others are loops; element strides.
+  struct Extra {
+    Index n = 1, in_stride = 0, out_stride = 0;
+    bool transformed = false;
+    AxisKind kind = AxisKind::dft;
+  };
+  std::vector<Extra> extra;
 };
 
 /// One planned batch. execute() may be given arrays other than those used for planning; when

@@ -160,12 +160,21 @@ class FftwBatch final : public FftBatch {
         kinds_.push_back(fftw_kind(g.r2r_kinds[static_cast<std::size_t>(
             std::find(g.axes.begin(), g.axes.end(), a) - g.axes.begin())]));
     }
+    // Fused trailing axes: transformed ones are more dimensions (after the three: smaller
+    // strides, row-major still), the others loops.
+    for (const BatchGeometry::Extra& x : g.extra) {
+      if (!x.transformed) continue;
+      dims.push_back(fftw_iodim64{x.n, unit * x.in_stride, unit * x.out_stride});
+      if (g.transform == Transform::r2r) kinds_.push_back(fftw_kind(x.kind));
+    }
     for (int a = 0; a < 3; ++a) {
       if (std::find(g.axes.begin(), g.axes.end(), a) != g.axes.end() || g.extent[a] == 1)
         continue;
       loops.push_back(fftw_iodim64{g.extent[a], unit * g.in_strides[a], unit * g.out_strides[a]});
     }
     if (g.fields > 1) loops.push_back(fftw_iodim64{g.fields, unit * g.field_in_stride, unit * g.field_out_stride});
+    for (const BatchGeometry::Extra& x : g.extra)
+      if (!x.transformed && x.n > 1) loops.push_back(fftw_iodim64{x.n, unit * x.in_stride, unit * x.out_stride});
     if (parts) loops.push_back(fftw_iodim64{2, 1, 1});
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });

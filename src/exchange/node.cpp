@@ -73,8 +73,10 @@ class NodeExchange final : public Exchange {
                                                     (direct ? all[q * F + 4] : 0));
         Peer p;
         p.member = m;
-        p.strides = core::strides_of(t.member_storage[m], t.from_order);  // the partner's array (a buffer)
-        p.field_stride = t.member_storage[m].size();
+        // The partner's array (a buffer), its fields laid out as this rank's (core::field_layout).
+        const bool interleaved = t.from_fields.unit > 1;
+        p.strides = core::strides_of(t.member_storage[m], t.from_order, t.from_fields.unit);
+        p.field_stride = interleaved ? 1 : t.member_storage[m].size();
         p.block = array + core::offset_of(t.recv[m], t.member_storage[m], p.strides);
         peers_.push_back(p);
       }

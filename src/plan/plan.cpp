@@ -266,6 +266,8 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   // (and timing backends) uses the plan's own buffers where they are large enough, else
   // scratch arrays, 64-byte aligned like the buffers, allocated with them (agreed) and freed
   // after (allocate()).
+  // An N-D plan's trailing axes, for the FFT batches that can take them too.
+  bp.trailing_shape = trailing.shape, bp.trailing_kinds = trailing.kinds;
   std::array<Scratch, 3> scratch;
   allocate(scratch);
   resolve_backend(scratch);
@@ -277,7 +279,27 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
                                         bp.scale_forward ? one_over_n : 1.0, plan_in.data, plan_out.data);
   bwd = std::make_unique<plan::Program>(comm, bp, options, false, w, std::move(backward_setups),
                                         bp.scale_backward ? one_over_n : 1.0, plan_in.data, plan_out.data);
+  if (!trailing.empty()) {
+    // An element's trailing axes are transformed by the rank that runs its first forward FFTs
+    // where those take them, else by the rank that holds it in the output: every rank must
+    // decide alike (stage_ops decides by global facts; this checks it, and where ranks differ,
+    // which would be a bug, makes the programs again without fused axes).
+    int fused[2] = {fwd->fuses_trailing() ? 1 : 0, bwd->fuses_trailing() ? 1 : 0}, least[2] = {0, 0}, most[2] = {0, 0};
+    mpi::check(MPI_Allreduce(fused, least, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    mpi::check(MPI_Allreduce(fused, most, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    if (least[0] != most[0] || least[1] != most[1]) {
+      bp.trailing_shape.clear(), bp.trailing_kinds.clear();
+      fwd = std::make_unique<plan::Program>(comm, bp, options, true, w,
+                                            plan::exchange_setups(bp, options, true, comms.row, comms.column),
+                                            bp.scale_forward ? one_over_n : 1.0, plan_in.data, plan_out.data);
+      bwd = std::make_unique<plan::Program>(comm, bp, options, false, w,
+                                            plan::exchange_setups(bp, options, false, comms.row, comms.column),
+                                            bp.scale_backward ? one_over_n : 1.0, plan_in.data, plan_out.data);
+    }
+  }
   adopt_user_arrays(in, out);
+  // The trailing axes of a direction whose FFT batches do not take them (stage_ops.hpp). Every
+  // rank goes in: the scratch is agreed.
   if (!trailing.empty()) {
     // Each direction's output: the forward the output array, the backward the input array (the
     // user's, when given). Planned on the first planning array where it holds either side, else
@@ -287,7 +309,8 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     Scratch own;
     void* planning = plan_in.data;
     std::string problem;  // agreed on every rank, whether it allocated or not
-    if (plans_on_arrays(options) && bytes > scratch_bytes(bp)) {
+    const bool needed = !fwd->fuses_trailing() || !bwd->fuses_trailing();
+    if (needed && plans_on_arrays(options) && bytes > scratch_bytes(bp)) {
       try {
         own = Scratch(bytes);
         planning = own.data;
@@ -297,17 +320,20 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
       }
     }
     mpi::agree_or_throw(comm, problem);
-    trailing_fwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options, points_fwd,
-                                                             true, planning);
-    trailing_bwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options, points_bwd,
-                                                             false, planning);
+    if (!fwd->fuses_trailing())
+      trailing_fwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options, points_fwd,
+                                                               true, planning);
+    if (!bwd->fuses_trailing())
+      trailing_bwd = std::make_unique<plan::TrailingTransform>(trailing, bp.kind, bp.precision, options, points_bwd,
+                                                               false, planning);
   }
 }
 
 void Plan::Impl::transform_trailing(bool forward, void* out) {
-  if (trailing.empty()) return;
+  const auto& t = forward ? trailing_fwd : trailing_bwd;
+  if (!t) return;  // none, or in the plan's FFT batches
   const double t0 = mpi::now();
-  (forward ? trailing_fwd : trailing_bwd)->run(out);
+  t->run(out);
   trailing_seconds[forward ? 0 : 1] = mpi::now() - t0;
 }
 
@@ -917,8 +943,8 @@ std::vector<Phase> Plan::timings(Direction d) const {
   if (forward ? x.reshape_in : x.reshape_out) t.insert(t.begin(), Phase{forward ? "reshape_in" : "reshape_out", r[0]});
   if (forward ? x.reshape_out : x.reshape_in) t.push_back(Phase{forward ? "reshape_out" : "reshape_in", r[1]});
   for (Phase& p : t) p.name = core::phase_to_user(p.name, x.axes);
-  // An N-D plan's trailing axes, last: "fft_trailing".
-  if (!x.trailing.empty()) t.push_back(Phase{"fft_trailing", x.trailing_seconds[forward ? 0 : 1]});
+  // An N-D plan's trailing axes where the plan transforms them itself, last: "fft_trailing".
+  if (forward ? x.trailing_fwd : x.trailing_bwd) t.push_back(Phase{"fft_trailing", x.trailing_seconds[forward ? 0 : 1]});
   return t;
 }
 

@@ -252,6 +252,14 @@ Index Program::output_reals() const {
   return bp_.input_count() * (bp_.kind == Kind::c2c ? 2 : 1);
 }
 
+bool Program::fuses_trailing() const {
+  for (const Position& pos : positions_)
+    for (const auto* list : {&pos.ops, &pos.arrival_ops})
+      for (const StageOps& ops : *list)
+        if (ops.fuses_trailing()) return true;
+  return false;
+}
+
 void Program::scale_output(void* out) const {
   const Index reals = output_reals();
   if (bp_.precision == Precision::float64)

@@ -42,6 +42,9 @@ class Program {
   bool test();
 
   const std::vector<Phase>& phases() const { return phases_; }
+  /// Whether its FFT batches transform an N-D plan's trailing axes too (stage_ops.hpp), so that
+  /// the plan need not.
+  bool fuses_trailing() const;
 
  private:
   struct Position;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <iterator>
 
 #include "kernels/copy_box.hpp"
 #include "kernels/spectral_lines.hpp"
@@ -121,19 +122,49 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
     l.axis = a, l.n = bp.fft_length(a), l.kept = bp.kept_length(a), l.half = a == 2 && bp.kind == Kind::r2c;
     return l;
   };
-  // `in_fields`/`out_fields`: the field layouts of the sides the batch reads and writes.
+  // An N-D plan's trailing axes go into the batch that takes every field at once, where its
+  // transform can take them: DFTs into a c2c batch, r2r kinds into an r2r plan's batch.
+  auto takes_trailing = [&](const backend::BatchGeometry& g) {
+    if (bp.trailing_shape.empty()) return false;
+    const bool c2c = g.transform == backend::Transform::c2c_forward || g.transform == backend::Transform::c2c_backward;
+    for (AxisKind k : bp.trailing_kinds)
+      if (k != AxisKind::none && (k == AxisKind::dft ? !c2c : g.transform != backend::Transform::r2r || !g.real_values))
+        return false;
+    return true;
+  };
+  // `in_fields`/`out_fields`: the field layouts of the sides the batch reads and writes; `fuse`:
+  // the batch may take the trailing axes (the first forward / last backward one of stage 0).
   auto batch = [&](backend::BatchGeometry g, OpRun& run, const core::FieldLayout& in_fields,
-                   const core::FieldLayout& out_fields) {
+                   const core::FieldLayout& out_fields, bool fuse) {
     // Fields after the first may sit at another alignment than the planning arrays (single
     // precision, an odd field size, interleaved fields): they need the unaligned plan too.
     const bool user = run.from_input || run.to_output || array_is_user || bp.fields > 1;
     g.real_values = bp.real_values();
     // A side holding the user's interleaved fields: one batch over every field (StageOps). Not
     // where the other side is a buffer that holds one field at a time (stride 0).
+    // (An empty part takes every field too, of nothing: so whether the trailing axes are fused
+    // depends on no rank's boxes, and every rank decides alike.)
     const bool interleaved = in_fields.unit > 1 || out_fields.unit > 1;
-    if (bp.fields > 1 && interleaved && in_fields.stride > 0 && out_fields.stride > 0) {
+    const bool empty = g.extent[0] * g.extent[1] * g.extent[2] == 0;
+    if (bp.fields > 1 && interleaved && ((in_fields.stride > 0 && out_fields.stride > 0) || empty)) {
       run.all_fields = true;
       g.fields = bp.fields, g.field_in_stride = in_fields.stride, g.field_out_stride = out_fields.stride;
+      if (fuse && takes_trailing(g)) {
+        // The fields as the array they are: the trailing axes in C order, then the user's batch.
+        run.fuses_trailing = true;
+        g.fields = 1;
+        Index step = bp.fields;
+        for (std::size_t j = 0; j < bp.trailing_shape.size(); ++j) {
+          const Index n = bp.trailing_shape[j];
+          step /= n;
+          const AxisKind k = bp.trailing_kinds[j];
+          const AxisKind applied = backward ? core::inverse_kind(k) : k;
+          // A DFT of one point is the identity; an r2r kind of one point still scales.
+          const bool transformed = k != AxisKind::none && !(k == AxisKind::dft && n == 1);
+          g.extra.push_back({n, step * in_fields.stride, step * out_fields.stride, transformed, applied});
+        }
+        if (step > 1) g.extra.push_back({step, in_fields.stride, out_fields.stride, false, AxisKind::none});
+      }
     }
     return backend::make_batch(options, bp.precision, g, at(plan_in, run.in_offset),
                                at(g.in_place ? plan_in : plan_out, run.out_offset), user);
@@ -182,7 +213,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
       g.in_place = !run.from_input;
       run.in_offset = input_layout ? real_off : array_off;
       run.out_offset = array_off;
-      run.batch = batch(g, run, input_layout ? input_fields : array_fields, array_fields);
+      run.batch = batch(g, run, input_layout ? input_fields : array_fields, array_fields, first_stage && o == 0);
       runs.push_back(std::move(run));
       done.insert(done.end(), op.axes.begin(), op.axes.end());
       if (!bp.padded) continue;
@@ -257,7 +288,8 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
       run.in_offset = run.from_input ? user_off : array_off, run.out_offset = array_off;
     }
     const core::FieldLayout& in_fields = op.real || !run.from_input ? array_fields : spectral_fields;
-    run.batch = batch(g, run, in_fields, op.real ? input_fields : array_fields);
+    run.batch = batch(g, run, in_fields, op.real ? input_fields : array_fields,
+                      first_stage && std::next(it) == ops.rend());
     runs.push_back(std::move(run));
     first_step = false;
   }

@@ -21,6 +21,7 @@ struct OpRun {
   std::function<void(const void*, void*, void*)> action;
   bool from_input = false;  ///< reads the user's input (first forward op, first backward op)
   bool all_fields = false;  ///< the batch covers every field (StageOps::run calls it once)
+  bool fuses_trailing = false;  ///< the batch transforms an N-D plan's trailing axes too
   bool to_output = false;   ///< writes the user's output (c2r, or a padded plan's truncation)
   std::ptrdiff_t in_offset = 0, out_offset = 0;  ///< bytes from the base pointers
 
@@ -48,6 +49,12 @@ struct StageOps {
   std::vector<OpRun> ops;
   core::Index fields = 1;
   std::ptrdiff_t input_field_bytes = 0, array_field_bytes = 0, output_field_bytes = 0;
+
+  bool fuses_trailing() const {
+    for (const OpRun& op : ops)
+      if (op.fuses_trailing) return true;
+    return false;
+  }
 
   void run(const void* input, void* array, void* output) const {
     std::size_t first = 0;

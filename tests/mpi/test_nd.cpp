@@ -136,9 +136,10 @@ void check_nd(const std::vector<Index>& shape, Kind kind, const std::vector<Axis
   CHECK_MSG(std::sqrt(rs[0] / std::max(rs[1], 1e-300)) <= tol,
             label << ": round trip error " << std::sqrt(rs[0] / std::max(rs[1], 1e-300)));
   if (!o.in_place) CHECK_MSG(original == a, label << ": forward modified its input");
-  // The trailing axes' phase is reported, after the leading plan's.
+  // The trailing axes' own phase, where the plan's FFT batches do not take them, comes last.
   const auto t = plan.timings(Direction::forward);
-  CHECK_MSG(!t.empty() && t.back().name == "fft_trailing", label << ": last phase " << (t.empty() ? "" : t.back().name));
+  for (std::size_t k = 0; k + 1 < t.size(); ++k)
+    CHECK_MSG(t[k].name != "fft_trailing", label << ": phase fft_trailing at " << k << " of " << t.size());
 }
 
 std::string grid_label(const std::array<int, 2>& g) { return std::to_string(g[0]) + "x" + std::to_string(g[1]); }
