@@ -125,8 +125,56 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
       copy_box(src + f * sf, src_strides, dst + f * df, dst_strides, extent, scale, threads);
     return;
   }
+  if (sf == 1 && df == 1) {
+    // Both sides interleave the fields: every element is a vector of `fields` adjacent values.
+    auto fastest = [&](const std::array<Index, 3>& st) {
+      int f = -1;
+      for (int a = 0; a < 3; ++a)
+        if (extent[a] > 1 && (f < 0 || st[a] < st[f])) f = a;
+      return f < 0 ? 2 : f;
+    };
+    const int fd = fastest(dst_strides), fs = fastest(src_strides);
+    if (fd == fs && src_strides[fd] == fields && dst_strides[fd] == fields) {
+      // The same fastest axis, contiguous on both sides: with the fields it is one longer row.
+      std::array<Index, 3> e = extent, ss = src_strides, ds = dst_strides;
+      e[fd] *= fields, ss[fd] = 1, ds[fd] = 1;
+      copy_box(src, ss, dst, ds, e, scale, threads);
+      return;
+    }
+    // Otherwise tiles between the two sides' fastest axes (one strip of one tile where they are
+    // the same axis), the third axis outside, and in each element its vector of fields.
+    const int third = fs != fd ? 3 - fs - fd : (fd == 0 ? 1 : 0), last = 3 - fd - third;
+    const int tile = fs != fd ? fs : last;  // the axis along the strips
+    constexpr Index B = tile_edge<T>();
+    const Index n_s = extent[tile], n_d = extent[fd], strips = (n_s + B - 1) / B, work = extent[third] * strips;
+    const bool parallel = threads > 1 && work * B * n_d * fields >= kParallelElements;
+    (void)parallel;
+#if defined(VOLFFT_HAVE_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#endif
+    for (Index k = 0; k < work; ++k) {
+      const Index xt = k / strips, s0 = (k % strips) * B, s1 = std::min(n_s, s0 + B);
+      const T* s_t = src + xt * src_strides[third];
+      T* d_t = dst + xt * dst_strides[third];
+      for (Index d0 = 0; d0 < n_d; d0 += B) {
+        const Index d1 = std::min(n_d, d0 + B);
+        for (Index xs = s0; xs < s1; ++xs)
+          for (Index xd = d0; xd < d1; ++xd) {
+            const T* from = s_t + xs * src_strides[tile] + xd * src_strides[fd];
+            T* to = d_t + xs * dst_strides[tile] + xd * dst_strides[fd];
+            if (scale == Scalar<T>(1)) {
+              for (Index f = 0; f < fields; ++f) to[f] = from[f];
+            } else {
+              for (Index f = 0; f < fields; ++f) to[f] = from[f] * scale;
+            }
+          }
+      }
+    }
+    return;
+  }
   // copy_box's method over four axes, the fields the fourth: rows along the destination's
-  // fastest axis where the source's is the same, else tiles between the two fastest axes.
+  // fastest axis where the source's is the same, else tiles between the two fastest axes
+  // (where both are the fields, between the fastest of the box's axes: vectors of fields).
   const std::array<Index, 4> e{extent[0], extent[1], extent[2], fields};
   const std::array<Index, 4> ss{src_strides[0], src_strides[1], src_strides[2], sf};
   const std::array<Index, 4> ds{dst_strides[0], dst_strides[1], dst_strides[2], df};
@@ -139,6 +187,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
   int fs = fd;
   for (int a = 0; a < 4; ++a)
     if (e[a] > 1 && (e[fs] <= 1 || ss[a] < ss[fs])) fs = a;
+
   const bool parallel = threads > 1 && e[0] * e[1] * e[2] * e[3] >= kParallelElements;
   (void)parallel;
   if (fs == fd || e[fs] <= 1 || ss[fd] == 1) {

@@ -262,12 +262,13 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
       if (why.empty()) why = exchange::applies(bp.engine, s);
   mpi::agree_or_throw(comm, why);
 
+  // An N-D plan's trailing axes, for the FFT batches that can take them too (stage_ops.hpp).
+  bp.trailing_shape = trailing.shape, bp.trailing_kinds = trailing.kinds;
+
   // FFTW_MEASURE overwrites what it plans on and the user's arrays do not exist yet: planning
   // (and timing backends) uses the plan's own buffers where they are large enough, else
   // scratch arrays, 64-byte aligned like the buffers, allocated with them (agreed) and freed
   // after (allocate()).
-  // An N-D plan's trailing axes, for the FFT batches that can take them too.
-  bp.trailing_shape = trailing.shape, bp.trailing_kinds = trailing.kinds;
   std::array<Scratch, 3> scratch;
   allocate(scratch);
   resolve_backend(scratch);
