@@ -113,6 +113,13 @@ struct Options {
   /// one buffer less). Not with spectral_shape, nor with engine pipelined on a slab grid (it would
   /// write the output while still reading the input from the same array).
   bool in_place = false;
+  /// Minimum memory: the plan holds its buffers and nothing more, also while it is made. Engine
+  /// automatic becomes alltoallw (it has no send area: one buffer fewer than the engines that
+  /// pack), and the FFTs are planned without arrays: backend ducc0 plans none, FFTW's plans are
+  /// estimated (FFTW_ESTIMATE, whatever `effort` says; measuring would need scratch arrays).
+  /// With in_place that is the user's array and one buffer (docs/conventions.md). Not with
+  /// backend automatic nor tune > 0, which time candidates on arrays of their own.
+  bool min_memory = false;
   /// Batched fields: every call transforms `batch` fields of the same shape together (u, v, w of
   /// a velocity field): each exchange moves all of them in one message per partner and each FFT
   /// batch covers them all. The arrays hold `batch` fields in `batch_layout`; input_count(),

@@ -79,6 +79,8 @@ typedef struct {
   int batch_layout;       /* volfft_batch_layout: fields outer (k arrays) or inner (interleaved) */
   int scale_forward;      /* nonzero: forward scaled by 1/N (numpy's norm="forward" with
                              scale_backward = 0); default 0 */
+  int min_memory;         /* nonzero: the plan holds its buffers only (engine auto -> alltoallw,
+                             FFTs planned without arrays: FFTW estimated); Options::min_memory */
 } volfft_options;
 
 typedef struct volfft_plan_s* volfft_plan;

@@ -372,6 +372,11 @@ class Plan:
         (one buffer of :attr:`in_place_bytes` each); an r2c input's rows hold
         ``2 * (n // 2 + 1)`` reals, the array being the view of the first ``n``. At one rank the
         FFTs are FFTW's in-place plans, its fastest. Not with ``padding``.
+    min_memory : bool, default False
+        Hold the plan's buffers and nothing more, also while planning: engine ``"auto"``
+        becomes ``"alltoallw"`` (no send area) and the FFTs are planned without arrays
+        (``backend="ducc0"``, or FFTW's estimated plans). With ``in_place=True`` a rank holds
+        its array and one buffer. Not with ``backend="auto"`` nor ``tune``.
     in_array, out_array : None, (lo, hi) or volfft.LocalBox
         Your own distribution ("bring your own boxes"): this rank's part of the forward input
         (``in_array``) and of the forward output (``out_array``), as a box or a

@@ -155,8 +155,10 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   // Without MPI the ranks' nodes are unknown: assume they share one (a workstation), or nodes
   // of ranks_per_node. Plans resolve the engine from where their ranks run before this.
   const int sharing = options.ranks_per_node > 0 ? std::min(options.ranks_per_node, comm_size) : comm_size;
-  bp.engine = options.engine == Engine::automatic ? choose_engine(comm_size, sharing, options.workspace != nullptr)
-                                                  : options.engine;
+  // Options::min_memory: the engine without a send area.
+  bp.engine = options.engine != Engine::automatic ? options.engine
+              : options.min_memory                ? Engine::alltoallw
+                                                  : choose_engine(comm_size, sharing, options.workspace != nullptr);
   if (bp.engine == Engine::pipelined && options.planes == 0) bp.engine = Engine::alltoallv;
   bp.layout = options.layout;
   bp.scale_backward = options.scale_backward;

@@ -151,6 +151,12 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
   if (options.in_place && !options.spectral_shape.empty())
     throw Error("volfft: in_place does not combine with spectral_shape (a padded transform's two sides differ in "
                 "size and order, so one array cannot hold both while it is transformed); use two arrays");
+  if (options.min_memory && options.backend == Backend::automatic)
+    throw Error("volfft: min_memory does not combine with backend 'auto' (choosing by timing needs arrays to time "
+                "on); use 'fftw' or 'ducc0'");
+  if (options.min_memory && options.tune > 0)
+    throw Error("volfft: min_memory does not combine with tune > 0 (timing candidates needs arrays of their own); "
+                "give the grid and engine, or tune 0");
   if (options.workspace == nullptr && options.workspace_bytes != 0)
     throw Error("volfft: workspace_bytes is set but workspace is null");
 }

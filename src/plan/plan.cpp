@@ -187,6 +187,9 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
 
   // A placement from a map file becomes a rank order (collective, fails alike everywhere).
   options = given;
+  // Minimum memory: the engine without a send area, and FFTW plans that need no arrays.
+  if (options.min_memory && options.engine == Engine::automatic) options.engine = Engine::alltoallw;
+  if (options.min_memory && options.backend == Backend::fftw) options.effort = Effort::estimate;
   if (options.wisdom_file.empty())
     if (const char* env = std::getenv("VOLFFT_WISDOM")) options.wisdom_file = env;
   int uses[2] = {options.map_file.empty() ? 0 : 1, options.rank_order.empty() ? 0 : 1};
@@ -969,7 +972,8 @@ std::size_t Plan::required_workspace_bytes(int comm_size, int rank,
   const core::Axes axes = core::none_axes_first(split.shape, kind, split.options);
   Options planned = core::to_internal(split.options, axes);
   if (planned.engine == Engine::automatic && planned.tune == 0)
-    planned.engine = core::choose_engine(comm_size, comm_size, /*user_workspace=*/true);
+    planned.engine = planned.min_memory ? Engine::alltoallw
+                                        : core::choose_engine(comm_size, comm_size, /*user_workspace=*/true);
   return core::make_blueprint(comm_size, virtual_rank(planned, rank), core::to_internal(split.shape, axes), kind,
                               precision, planned)
       .workspace_bytes();

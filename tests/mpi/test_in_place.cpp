@@ -5,6 +5,7 @@
 // filled with garbage past the input first, so a plan that read beyond its input or counted
 // padding as data would fail. The misuses (two arrays on an in-place plan, one array on an
 // out-of-place plan, in_place with spectral_shape, pipelined on slabs) fail alike on every rank.
+// Options::min_memory: its engine, workspace and transforms, and what it refuses.
 // Run at np 1-4, and with --quick at np 5 and 7.
 #include <cstdio>
 #include <cstdlib>
@@ -159,6 +160,40 @@ int main(int argc, char** argv) {
       o.threads = 2;
       check_in_place<float>(MPI_COMM_WORLD, s.n, s.kind, o, shape_text(s.n, s.kind, "float") + " auto threads 2");
       ++cases;
+    }
+
+    // Minimum memory (Options::min_memory): engine auto becomes alltoallw (one buffer, no send
+    // area), FFTW's plans are estimated; the transform is the same, with both backends; it does
+    // not combine with timing (backend auto, tune) on any rank.
+    for (const Shape& s : shapes)
+      for (Backend backend : backends) {
+        Options o;
+        o.min_memory = true, o.backend = backend;
+        check_in_place<double>(MPI_COMM_WORLD, s.n, s.kind, o,
+                               shape_text(s.n, s.kind, "double") + " min_memory " + to_string(backend));
+        o.in_place = true;
+        Plan plan(MPI_COMM_WORLD, s.n, s.kind, Precision::float64, o);
+        CHECK_MSG(plan.engine() == Engine::alltoallw, "min_memory: engine " << to_string(plan.engine()));
+        Options w = o;
+        w.engine = Engine::alltoallw, w.min_memory = false;
+        CHECK_MSG(plan.workspace_bytes() ==
+                      Plan::required_workspace_bytes(size, rank, s.n, s.kind, Precision::float64, w),
+                  "min_memory: workspace " << plan.workspace_bytes() << " is not alltoallw's");
+        CHECK_MSG(plan.workspace_bytes() ==
+                      Plan::required_workspace_bytes(size, rank, s.n, s.kind, Precision::float64, o),
+                  "min_memory: required_workspace_bytes disagrees with the plan");
+        ++cases;
+      }
+    {
+      Options o;
+      o.min_memory = true, o.backend = Backend::automatic;
+      expect_everywhere("min_memory with backend auto",
+                        error_of([&] { Plan p(MPI_COMM_WORLD, {8, 6, 5}, Kind::c2c, Precision::float64, o); }),
+                        "min_memory does not combine with backend 'auto'");
+      o.backend = Backend::fftw, o.tune = 1;
+      expect_everywhere("min_memory with tune",
+                        error_of([&] { Plan p(MPI_COMM_WORLD, {8, 6, 5}, Kind::c2c, Precision::float64, o); }),
+                        "min_memory does not combine with tune > 0");
     }
 
     // Misuse: the same error on every rank, and no rank left waiting.

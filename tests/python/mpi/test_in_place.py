@@ -64,6 +64,25 @@ def test_in_place_2d_and_precisions(comm, kind, dtype):
     check_in_place(comm, (6, 10, 8), kind, dtype)
 
 
+@pytest.mark.parametrize("backend", ["fftw", "ducc0"])
+@pytest.mark.parametrize("kind", ["c2c", "r2c"])
+def test_minimum_memory(comm, kind, backend):
+    """min_memory=True: engine auto becomes alltoallw (one buffer), the transform is unchanged;
+    with backend "auto" it is refused on every rank."""
+    try:
+        volfft.Plan(comm, (4, 4, 4), backend=backend, effort="estimate").close()
+    except volfft.VolfftError as error:  # ducc0 is optional at build time (VOLFFT_DUCC0)
+        if "is not part of this build" in str(error):
+            pytest.skip(str(error))
+        raise
+    check_in_place(comm, (9, 8, 7), kind, min_memory=True, backend=backend, effort="measure")
+    with volfft.Plan(comm, (9, 8, 7), kind=kind, dtype=np.float64 if kind == "r2c" else np.complex128,
+                     in_place=True, min_memory=True, backend=backend) as plan:
+        assert plan.engine == "alltoallw"
+    with pytest.raises(volfft.VolfftError, match="min_memory does not combine with backend 'auto'"):
+        volfft.Plan(comm, (9, 8, 7), min_memory=True, backend="auto")
+
+
 def test_in_place_split_phase(comm):
     check_in_place(comm, (8, 6, 10), "r2c", split=True)
     check_in_place(comm, (8, 6, 10), "c2c", split=True)
