@@ -223,18 +223,18 @@ def _rank_order(placement: Any) -> list:
         ) from None
 
 
-def _user_arrays(in_array: Any, out_array: Any, ndim: int, padding: Any,
+def _user_arrays(in_array: Any, out_array: Any, shape: Tuple[int, ...], padding: Any,
                  options: Dict[str, Any]) -> Tuple[Optional[tuple], Optional[tuple]]:
-    """The plan's ``in_array``/``out_array`` as the extension takes them (None: the plan's own)."""
+    """The plan's ``in_array``/``out_array`` as the extension takes them (None: the plan's own).
+    A plan of more than 3 axes distributes the first three: the others must be whole in every
+    box, and the extension gets the boxes of the first three."""
+    ndim = len(shape)
     if in_array is None and out_array is None:
         return None, None
     if padding is not None:
         raise TypeError("in_array/out_array: not with padding= in Python (the C++ and C APIs have it)")
     if options.get("in_place"):
         raise TypeError("in_array/out_array: not with in_place=True in Python (the C++ and C APIs have it)")
-    if ndim > 3:
-        raise VolfftError(f"in_array/out_array: in Python, plans on user arrays take 2-D and 3-D shapes; got shape "
-                          f"with {ndim} axes (the C++ and C APIs take them)")
     result = []
     for name, value in (("in_array", in_array), ("out_array", out_array)):
         if value is None:
@@ -243,7 +243,14 @@ def _user_arrays(in_array: Any, out_array: Any, ndim: int, padding: Any,
         part = LocalBox.of(value, name)
         if part.ndim != ndim:
             raise VolfftError(f"{name}: expected a box of {ndim} axes like shape, got {part.box}")
-        result.append(part.native())
+        native = part.native()
+        if ndim > 3:
+            lo, hi = part.box
+            if tuple(lo[3:]) != (0,) * (ndim - 3) or tuple(hi[3:]) != tuple(shape[3:]):
+                raise VolfftError(f"{name}: a plan of {ndim} axes distributes its first three; axes 3 and up "
+                                  f"must be whole, (0, {tuple(shape[3:])}), in every box; got {part.box}")
+            native = (native[0][:3], native[1][:3], native[2], native[3][:3], native[4][:3])
+        result.append(native)
     return result[0], result[1]
 
 
@@ -471,7 +478,7 @@ class Plan:
             real_grid = _padded_grid(sizes, padding)
             library_options = _library_options(options, placement, spectral if padding is not None else None)
             native().check_options(library_options)  # types and values, by the library's table
-            user = _user_arrays(in_array, out_array, len(sizes), padding, library_options)
+            user = _user_arrays(in_array, out_array, tuple(sizes), padding, library_options)
         except (TypeError, ValueError) as e:
             error = e
         agree_on_errors(comm, error)
