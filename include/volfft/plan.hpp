@@ -41,8 +41,9 @@ struct Phase {
 ///
 /// More than 3 axes (c2c and r2r plans): the first three axes are distributed and exchanged as in
 /// a 3-D plan, whose elements are the values of the trailing axes (3 .. ndim-1); those stay whole
-/// on every rank, fastest in memory and in C order, and each rank transforms them on its own after
-/// the exchanges. Boxes, grid and description() are the 3-D plan's (its fields: the trailing
+/// on every rank, fastest in memory and in C order, and each rank transforms them on its own (in
+/// its first forward and last backward FFTs where those can take them, else after the exchanges).
+/// Boxes, grid and description() are the 3-D plan's (its fields: the trailing
 /// values times Options::batch); input_order()/output_order() list all axes, the trailing ones
 /// last. User arrays (LocalArray) give the boxes of the first three axes, with an order of 3 entries
 /// (or of all axes, the trailing ones last) and no ghost layers or padding. Not r2c,

@@ -2,8 +2,10 @@
 // first three axes, whose "elements" are the values of the trailing axes, followed by the
 // transforms of the trailing axes. So an N-D plan is a 3-D plan over the leading axes with the
 // trailing values as interleaved fields (Options::batch with BatchLayout::inner: a user array in
-// C order holds them fastest), which no exchange ever splits, and each rank then transforms the
-// trailing axes of the elements it holds by itself (plan/trailing_transform.hpp). The leading
+// C order holds them fastest), which no exchange ever splits, and each rank transforms the
+// trailing axes of the elements it holds by itself: in its first forward and last backward FFT
+// batch where those take every field (plan/stage_ops.hpp), else after the leading plan
+// (plan/trailing_transform.hpp). The leading
 // plan's grids, engines and layouts apply unchanged; the trailing axes stay whole on every rank,
 // fastest in memory. Pure: no MPI.
 #pragma once

@@ -1,6 +1,7 @@
 // The trailing axes of an N-D plan (core/trailing_axes.hpp), transformed by each rank alone on
-// the elements it holds: after the leading plan's forward, and after its backward (the axes are
-// separable, so their transforms commute with the leading ones), in place on the output.
+// the elements it holds, where the plan's FFT batches do not take them (plan/stage_ops.hpp):
+// after the leading plan's forward, and after its backward (the axes are separable, so their
+// transforms commute with the leading ones), in place on the output.
 #pragma once
 
 #include <cstdint>
