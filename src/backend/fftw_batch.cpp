@@ -160,8 +160,9 @@ class FftwBatch final : public FftBatch {
         kinds_.push_back(fftw_kind(g.r2r_kinds[static_cast<std::size_t>(
             std::find(g.axes.begin(), g.axes.end(), a) - g.axes.begin())]));
     }
-    // Fused trailing axes: transformed ones are more dimensions (after the three: smaller
-    // strides, row-major still), the others loops.
+    // Fused trailing axes: transformed ones are more dimensions (after the three; with
+    // interleaved fields their strides are the smallest, so the order stays row-major), the
+    // others loops.
     for (const BatchGeometry::Extra& x : g.extra) {
       if (!x.transformed) continue;
       dims.push_back(fftw_iodim64{x.n, unit * x.in_stride, unit * x.out_stride});
