@@ -184,6 +184,17 @@ void allocation_fails_on_one_rank(int rank, int size) {
   });
   if (rank == size - 1) setrlimit(RLIMIT_AS, &old);
   expect_everywhere("allocation on one rank", message, "could not allocate the plan's workspace");
+  // The same plan estimated at one rank holds no buffers and plans on no arrays (FFTW_ESTIMATE
+  // touches none): it fits in the same headroom.
+  if (size == 1) {
+    o.effort = Effort::estimate;
+    old = cap_address_space(rlim_t(64) << 20);
+    const std::string estimated = error_of([&] {
+      Plan p(MPI_COMM_WORLD, {256, 256, 256}, Kind::c2c, Precision::float64, o);
+    });
+    setrlimit(RLIMIT_AS, &old);
+    CHECK_MSG(estimated.empty(), "an estimated plan at one rank allocated beyond 64 MiB: " << estimated);
+  }
 }
 
 // The Fortran index of a new communicator: MPI implementations reuse freed handles, so a plan
