@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "volfft/box.hpp"
+#include "core/trailing_axes.hpp"
 #include "volfft/options.hpp"
 
 namespace volfft::core {
@@ -78,8 +79,7 @@ struct Blueprint {
   /// in C order with the user's batch fastest; empty for 2-D and 3-D plans. The stage ops fuse
   /// their transforms into the first forward and the last backward FFT batch where that batch
   /// takes every field at once (plan/stage_ops.cpp); the plan transforms them itself otherwise.
-  std::vector<Index> trailing_shape;
-  std::vector<AxisKind> trailing_kinds;
+  TrailingAxes trailing;
   Box real_box;                       ///< r2c input box in reals (== stages[0].box for c2c)
   Box real_storage;                   ///< the array holding it (in-place r2c: rows of 2(n/2+1) reals)
   /// Memory order of the forward input (C order; a c2c plan on user arrays may take the user's:

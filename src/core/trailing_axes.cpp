@@ -9,6 +9,22 @@
 
 namespace volfft::core {
 
+std::vector<TrailingDim> trailing_dims(const TrailingAxes& trailing, std::int64_t values, bool forward) {
+  std::vector<TrailingDim> dims;
+  std::int64_t stride = values;
+  for (std::size_t j = 0; j < trailing.shape.size(); ++j) {
+    TrailingDim d;
+    d.n = trailing.shape[j];
+    stride /= d.n;
+    d.stride = stride;
+    const AxisKind k = trailing.kinds[j];
+    d.kind = forward ? k : inverse_kind(k);
+    d.transformed = k != AxisKind::none && !(k == AxisKind::dft && d.n == 1);
+    dims.push_back(d);
+  }
+  return dims;
+}
+
 LeadingPlan split_trailing_axes(const std::vector<std::int64_t>& shape, Kind kind, const Options& options) {
   LeadingPlan split{shape, options, {}};
   if (shape.size() <= 3) return split;

@@ -27,6 +27,20 @@ struct TrailingAxes {
   bool empty() const { return shape.empty(); }
 };
 
+/// One trailing axis inside an element's block of values (C order, the user's fields fastest):
+/// its size, its stride in values, and the transform a direction applies (backward: the inverse
+/// kind), `transformed` false where it is the identity (none, or a DFT of one point; an r2r kind
+/// of one point still scales, DCT-II by 2).
+struct TrailingDim {
+  std::int64_t n = 1, stride = 1;
+  AxisKind kind = AxisKind::none;
+  bool transformed = false;
+};
+/// The trailing axes of blocks of `values` values each (the leading plan's fields: the trailing
+/// values times the user's batch), in order. The FFT batches that take them (plan/stage_ops.cpp)
+/// and the plan's own transforms of them (plan/trailing_transform.cpp) read both this.
+std::vector<TrailingDim> trailing_dims(const TrailingAxes& trailing, std::int64_t values, bool forward);
+
 /// The 3-D plan over the leading axes and the trailing axes of a plan of `shape`.
 struct LeadingPlan {
   std::vector<std::int64_t> shape;  ///< the first three axes (or the whole shape when 2-D/3-D)

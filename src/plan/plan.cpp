@@ -266,7 +266,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   mpi::agree_or_throw(comm, why);
 
   // An N-D plan's trailing axes, for the FFT batches that can take them too (stage_ops.hpp).
-  bp.trailing_shape = trailing.shape, bp.trailing_kinds = trailing.kinds;
+  bp.trailing = trailing;
 
   // FFTW_MEASURE overwrites what it plans on and the user's arrays do not exist yet: planning
   // (and timing backends) uses the plan's own buffers where they are large enough, else
@@ -292,7 +292,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     mpi::check(MPI_Allreduce(fused, least, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
     mpi::check(MPI_Allreduce(fused, most, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
     if (least[0] != most[0] || least[1] != most[1]) {
-      bp.trailing_shape.clear(), bp.trailing_kinds.clear();
+      bp.trailing = {};
       fwd = std::make_unique<plan::Program>(comm, bp, options, true, w,
                                             plan::exchange_setups(bp, options, true, comms.row, comms.column),
                                             bp.scale_forward ? one_over_n : 1.0, plan_in.data, plan_out.data);

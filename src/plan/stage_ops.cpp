@@ -125,9 +125,9 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   // An N-D plan's trailing axes go into the batch that takes every field at once, where its
   // transform can take them: DFTs into a c2c batch, r2r kinds into an r2r plan's batch.
   auto takes_trailing = [&](const backend::BatchGeometry& g) {
-    if (bp.trailing_shape.empty()) return false;
+    if (bp.trailing.empty()) return false;
     const bool c2c = g.transform == backend::Transform::c2c_forward || g.transform == backend::Transform::c2c_backward;
-    for (AxisKind k : bp.trailing_kinds)
+    for (AxisKind k : bp.trailing.kinds)
       if (k != AxisKind::none && (k == AxisKind::dft ? !c2c : g.transform != backend::Transform::r2r || !g.real_values))
         return false;
     return true;
@@ -153,17 +153,10 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
         // The fields as the array they are: the trailing axes in C order, then the user's batch.
         run.fuses_trailing = true;
         g.fields = 1;
-        Index step = bp.fields;
-        for (std::size_t j = 0; j < bp.trailing_shape.size(); ++j) {
-          const Index n = bp.trailing_shape[j];
-          step /= n;
-          const AxisKind k = bp.trailing_kinds[j];
-          const AxisKind applied = backward ? core::inverse_kind(k) : k;
-          // A DFT of one point is the identity; an r2r kind of one point still scales.
-          const bool transformed = k != AxisKind::none && !(k == AxisKind::dft && n == 1);
-          g.extra.push_back({n, step * in_fields.stride, step * out_fields.stride, transformed, applied});
-        }
-        if (step > 1) g.extra.push_back({step, in_fields.stride, out_fields.stride, false, AxisKind::none});
+        for (const core::TrailingDim& d : core::trailing_dims(bp.trailing, bp.fields, !backward))
+          g.extra.push_back({d.n, d.stride * in_fields.stride, d.stride * out_fields.stride, d.transformed, d.kind});
+        const Index batch = bp.trailing.fields;
+        if (batch > 1) g.extra.push_back({batch, in_fields.stride, out_fields.stride, false, AxisKind::none});
       }
     }
     return backend::make_batch(options, bp.precision, g, at(plan_in, run.in_offset),

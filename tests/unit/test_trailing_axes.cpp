@@ -49,6 +49,25 @@ void trailing_values_become_inner_fields() {
   CHECK(d.trailing.logical == 5);
 }
 
+void trailing_dims_give_strides_and_transforms() {
+  Options o;
+  o.kinds = {AxisKind::dft, AxisKind::dft, AxisKind::dft, AxisKind::dct2, AxisKind::none, AxisKind::dft};
+  o.batch = 2, o.batch_layout = BatchLayout::inner;
+  const auto s = split_trailing_axes({4, 4, 4, 3, 5, 1}, Kind::c2c, o);
+  const auto f = core::trailing_dims(s.trailing, s.options.batch, true);
+  CHECK(f.size() == 3);
+  CHECK(f[0].n == 3 && f[0].stride == 5 * 1 * 2 && f[0].kind == AxisKind::dct2 && f[0].transformed);
+  CHECK(f[1].n == 5 && f[1].stride == 2 && !f[1].transformed);
+  CHECK(f[2].n == 1 && f[2].stride == 2 && !f[2].transformed);  // a DFT of one point: the identity
+  const auto b = core::trailing_dims(s.trailing, s.options.batch, false);
+  CHECK(b[0].kind == AxisKind::dct3);  // the backward applies the inverse kind
+  // An r2r kind of one point still scales, so it is transformed.
+  o.kinds = {AxisKind::dct2, AxisKind::dct2, AxisKind::dct2, AxisKind::dct2};
+  o.batch = 1;
+  const auto r = split_trailing_axes({2, 2, 2, 1}, Kind::r2r, o);
+  CHECK(core::trailing_dims(r.trailing, 1, true)[0].transformed);
+}
+
 void refusals_name_the_argument() {
   Options o;
   CHECK(error_of({2, 2, 2, 2}, Kind::r2c, o).find("r2c plans take 2 or 3 axes; got shape with 4") != std::string::npos);
@@ -85,6 +104,7 @@ void describe_gives_the_leading_plan() {
 int main() {
   return volfft_test::run_unit_tests("trailing_axes", {{"three_axes_are_unchanged", three_axes_are_unchanged},
                                                        {"trailing_values_become_inner_fields", trailing_values_become_inner_fields},
+                                                       {"trailing_dims_give_strides_and_transforms", trailing_dims_give_strides_and_transforms},
                                                        {"refusals_name_the_argument", refusals_name_the_argument},
                                                        {"describe_gives_the_leading_plan", describe_gives_the_leading_plan}});
 }
