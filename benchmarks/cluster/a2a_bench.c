@@ -1,7 +1,10 @@
 /* a2a_bench: time MPI_Alltoall among all ranks (or a subset) for message sizes min..max.
  *
  * usage: a2a_bench [--min BYTES] [--max BYTES] [--iters K] [--budget SECONDS]
- *                  [--subset r0,r1,...] [--json FILE] [--label TEXT]
+ *                  [--subset r0,r1,...] [--json FILE] [--label TEXT] [--alltoallv 1]
+ *
+ * --alltoallv 1 times MPI_Alltoallv with the same counts instead (what volfft's alltoallv
+ * engine calls: the baseline an exchange of the same bytes with no FFT is compared against).
  *
  * "Message size" is the number of bytes each rank sends to each other rank (the per-pair
  * message of [Bhatele2012] Fig. 1, docs/references.md); sizes double from --min to --max.
@@ -19,6 +22,19 @@
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* One all-to-all of `bytes` per pair: MPI_Alltoall, or MPI_Alltoallv with equal counts. */
+static void exchange(const char *send, char *recv, long bytes, MPI_Comm comm, int v, int *counts,
+                     int *displs) {
+    if (!v) {
+        MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, comm);
+        return;
+    }
+    int size;
+    MPI_Comm_size(comm, &size);
+    for (int r = 0; r < size; ++r) counts[r] = (int)bytes, displs[r] = (int)(r * bytes);
+    MPI_Alltoallv(send, counts, displs, MPI_BYTE, recv, counts, displs, MPI_BYTE, comm);
 }
 
 static void usage_error(const char *msg, const char *arg) {
@@ -61,6 +77,7 @@ int main(int argc, char **argv) {
     long min_bytes = 1024, max_bytes = 1 << 20, iters = 10;
     double budget = 5.0;
     const char *json_path = NULL, *label = "", *subset = NULL;
+    int use_v = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) usage_error("option without a value", a);
@@ -71,6 +88,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--json")) json_path = v;
         else if (!strcmp(a, "--label")) label = v;
         else if (!strcmp(a, "--subset")) subset = v;
+        else if (!strcmp(a, "--alltoallv")) use_v = (int)parse_long(v, "--alltoallv: expected 1") == 1;
         else usage_error("unknown option", a);
         ++i;
     }
@@ -106,6 +124,9 @@ int main(int argc, char **argv) {
         for (long i = 0; i < max_bytes * size; ++i) send[i] = (char)(i * 31 + rank);
     }
     double *times = malloc((size_t)iters * sizeof *times);
+    int *counts = malloc((size_t)(size > 0 ? size : 1) * sizeof *counts);
+    int *displs = malloc((size_t)(size > 0 ? size : 1) * sizeof *displs);
+    if ((long long)max_bytes * size > 2147483647LL) usage_error("--max: bytes x ranks must fit an int", NULL);
 
     FILE *out = NULL;
     if (world_rank == 0) {
@@ -117,8 +138,8 @@ int main(int argc, char **argv) {
         for (char *c = version; *c; ++c)
             if (*c == '"' || *c == '\\' || *c == '\n' || *c == '\t') *c = ' ';
         version[vlen < 100 ? vlen : 100] = '\0';
-        fprintf(out, "{\"label\": \"%s\", \"ranks\": %d, \"world\": %d, \"mpi\": \"%s\",\n \"hosts\": [",
-                label, size, world_size, version);
+        fprintf(out, "{\"label\": \"%s\", \"ranks\": %d, \"world\": %d, \"collective\": \"%s\", \"mpi\": \"%s\",\n \"hosts\": [",
+                label, size, world_size, use_v ? "MPI_Alltoallv" : "MPI_Alltoall", version);
         for (int r = 0; r < world_size; ++r)
             fprintf(out, "%s\"%s\"", r ? ", " : "", hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME);
         fprintf(out, "],\n \"subset\": [");
@@ -130,7 +151,7 @@ int main(int argc, char **argv) {
     for (long bytes = min_bytes, k = 0; bytes <= max_bytes; bytes *= 2, ++k) {
         /* Warm-up (connections, buffers), and its time chooses the iteration count. */
         double t0 = MPI_Wtime();
-        if (comm != MPI_COMM_NULL) MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, comm);
+        if (comm != MPI_COMM_NULL) exchange(send, recv, bytes, comm, use_v, counts, displs);
         double warm = MPI_Wtime() - t0, warm_max;
         MPI_Allreduce(&warm, &warm_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         long n = warm_max > 0 ? (long)(budget / warm_max) : iters;
@@ -138,8 +159,7 @@ int main(int argc, char **argv) {
         for (long it = 0; it < n; ++it) {
             MPI_Barrier(MPI_COMM_WORLD);
             t0 = MPI_Wtime();
-            if (comm != MPI_COMM_NULL)
-                MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, comm);
+            if (comm != MPI_COMM_NULL) exchange(send, recv, bytes, comm, use_v, counts, displs);
             double t = MPI_Wtime() - t0;
             MPI_Reduce(&t, &times[it], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         }
@@ -166,6 +186,8 @@ int main(int argc, char **argv) {
     free(send);
     free(recv);
     free(times);
+    free(counts);
+    free(displs);
     free(member);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     MPI_Finalize();
