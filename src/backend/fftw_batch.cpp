@@ -1,7 +1,10 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -127,6 +130,16 @@ unsigned effort_flags(Effort e) {
   return FFTW_MEASURE;
 }
 
+// Whether a batch with threads may be split over them (see FftwBatch): VOLFFT_TEST_SPLIT_BATCHES
+// = 1 splits wherever a loop allows, even at effort estimate, = 0 never; unset: by measurement.
+// The variable exists for the tests (test_threads runs both paths); users have no reason to set it.
+enum class SplitRule { measure, always, never };
+SplitRule split_rule() {
+  const char* env = std::getenv("VOLFFT_TEST_SPLIT_BATCHES");
+  if (!env || !*env) return SplitRule::measure;
+  return std::strcmp(env, "0") == 0 ? SplitRule::never : SplitRule::always;
+}
+
 template <class Api>
 class FftwBatch final : public FftBatch {
  public:
@@ -180,8 +193,12 @@ class FftwBatch final : public FftBatch {
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
     const unsigned flags = effort_flags(effort);
+    {
+      PlannerThreads<Api> planner(threads);
+      primary_ = make(g, dims, loops, kinds_, plan_in, plan_out, flags);
+    }
+    plan_split(g, dims, loops, threads, effort, plan_in, plan_out, flags);
     PlannerThreads<Api> planner(threads);
-    primary_ = make(g, dims, loops, kinds_, plan_in, plan_out, flags);
     // The fallback serves arrays whose alignment (FFTW's alignment_of: the address modulo 16)
     // differs from the scratch's, e.g. numpy views at an odd 8-byte offset; malloc'ed and
     // numpy arrays are 16-byte aligned and use the primary plan. Measuring it too doubled
@@ -194,14 +211,31 @@ class FftwBatch final : public FftBatch {
   ~FftwBatch() override {
     if (primary_) Api::destroy(primary_);
     if (unaligned_) Api::destroy(unaligned_);
+    for (const Part& part : parts_) Api::destroy(part.plan);
   }
 
   void execute(const void* in, void* out) const override {
     if (!primary_) return;
-    typename Api::plan p = primary_;
-    if (unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
-                       Api::alignment_of(out) != out_alignment_))
-      p = unaligned_;
+    const bool unaligned = unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
+                                          Api::alignment_of(out) != out_alignment_);
+    if (unaligned) {
+      run(unaligned_, in, out);
+    } else if (!parts_.empty()) {
+      run_parts(in, out);
+    } else {
+      run(primary_, in, out);
+    }
+  }
+
+ private:
+  // A batch split over threads: one single-threaded plan per share of its longest loop, each
+  // run by its own thread at its offsets (bytes) into the arrays.
+  struct Part {
+    typename Api::plan plan;
+    std::ptrdiff_t in_offset, out_offset;
+  };
+
+  void run(typename Api::plan p, const void* in, void* out) const {
     switch (transform_) {
       case Transform::c2c_forward:
       case Transform::c2c_backward: Api::exec_dft(p, in, out); break;
@@ -211,7 +245,83 @@ class FftwBatch final : public FftBatch {
     }
   }
 
- private:
+  void run_parts(const void* in, void* out) const {
+    const int n = static_cast<int>(parts_.size());
+    // FFTW's execute is thread-safe for distinct plans; each part writes its own share.
+#pragma omp parallel for schedule(static, 1) num_threads(n)
+    for (int k = 0; k < n; ++k) {
+      const Part& part = parts_[static_cast<std::size_t>(k)];
+      run(part.plan, static_cast<const char*>(in) + part.in_offset, static_cast<char*>(out) + part.out_offset);
+    }
+  }
+
+  // With threads, a batch over a loop (a stack of planes or lines) may run faster as one
+  // single-threaded FFTW plan per thread, each over its share of the loop, the way ranks share
+  // a transform, than as one plan FFTW threads itself: on a 16-core node FFTW's threaded
+  // batches of 1-D FFTs took twice the time ranks took for the same lines (docs/performance.md).
+  // Which is faster depends on the machine, so a measuring effort times both on the planning
+  // arrays and keeps the faster; effort estimate keeps FFTW's threads.
+  void plan_split(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
+                  const std::vector<fftw_iodim64>& loops, int threads, Effort effort, void* plan_in,
+                  void* plan_out, unsigned flags) {
+#if defined(VOLFFT_HAVE_OPENMP)
+    const SplitRule rule = split_rule();
+    if (threads < 2 || rule == SplitRule::never || (rule == SplitRule::measure && effort == Effort::estimate)) return;
+    // The longest loop, shared out; it needs at least one element per thread.
+    std::size_t longest = loops.size();
+    for (std::size_t k = 0; k < loops.size(); ++k)
+      if (loops[k].n >= threads && (longest == loops.size() || loops[k].n > loops[longest].n)) longest = k;
+    if (longest == loops.size()) return;
+    const bool real_in = g.transform == Transform::r2c || g.transform == Transform::r2r;
+    const bool real_out = g.transform == Transform::c2r || g.transform == Transform::r2r;
+    const std::ptrdiff_t in_bytes = real_in ? sizeof(typename Api::real) : sizeof(typename Api::complex);
+    const std::ptrdiff_t out_bytes = real_out ? sizeof(typename Api::real) : sizeof(typename Api::complex);
+    const Index n = loops[longest].n;
+    std::vector<Part> parts;
+    {
+      PlannerThreads<Api> planner(1);
+      for (int k = 0; k < threads; ++k) {
+        const Index lo = n * k / threads, hi = n * (k + 1) / threads;
+        std::vector<fftw_iodim64> share = loops;
+        share[longest].n = hi - lo;
+        Part part{nullptr, lo * loops[longest].is * in_bytes, lo * loops[longest].os * out_bytes};
+        char* in = static_cast<char*>(plan_in) + part.in_offset;
+        char* out = static_cast<char*>(g.in_place ? plan_in : plan_out) + part.out_offset;
+        part.plan = make(g, dims, share, kinds_, in, out, flags);
+        parts.push_back(part);
+      }
+    }
+    bool keep = rule == SplitRule::always;
+    if (!keep) {
+      // Best of 3 runs each after one to warm up, on the planning arrays (overwritten by
+      // measuring anyway).
+      void* out = g.in_place ? plan_in : plan_out;
+      auto best_of = [&](auto&& body) {
+        double best = 1e300;
+        for (int r = 0; r < 4; ++r) {
+          const auto t0 = std::chrono::steady_clock::now();
+          body();
+          const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          if (r > 0) best = std::min(best, t);
+        }
+        return best;
+      };
+      const double threaded = best_of([&] { run(primary_, plan_in, out); });
+      parts_.swap(parts);
+      const double split = best_of([&] { run_parts(plan_in, out); });
+      parts_.swap(parts);
+      keep = split < threaded;
+    }
+    if (keep) {
+      parts_.swap(parts);
+    } else {
+      for (const Part& part : parts) Api::destroy(part.plan);
+    }
+#else
+    (void)g, (void)dims, (void)loops, (void)threads, (void)effort, (void)plan_in, (void)plan_out, (void)flags;
+#endif
+  }
+
   static typename Api::plan make(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
                                  const std::vector<fftw_iodim64>& loops, const std::vector<fftw_r2r_kind>& kinds,
                                  void* in, void* out, unsigned flags) {
@@ -234,6 +344,7 @@ class FftwBatch final : public FftBatch {
   int in_alignment_, out_alignment_;
   typename Api::plan primary_ = nullptr;
   typename Api::plan unaligned_ = nullptr;
+  std::vector<Part> parts_;  // the batch split over threads, when that was faster
 };
 
 }  // namespace

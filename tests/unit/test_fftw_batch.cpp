@@ -1,0 +1,114 @@
+// The FFTW backend's batches split over threads (src/backend/fftw_batch.cpp): a batch run as one
+// single-threaded plan per share of its longest loop gives what the batch run as one plan gives,
+// for every transform (c2c both ways, r2c and c2r out of place and in place on FFTW's padded
+// rows, r2r of real and of complex data), double and single precision, with shares of unequal
+// length (a loop of 10 over 3 threads) and a loop too short to split. Out-of-place c2c and r2c
+// leave their input as it was. VOLFFT_TEST_SPLIT_BATCHES (1: split wherever a loop allows, 0:
+// never) decides each batch; without OpenMP nothing is split and both runs are one plan.
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <vector>
+
+#include "backend/fft_batch.hpp"
+#include "unit/unit_main.hpp"
+
+using namespace volfft;
+using namespace volfft::backend;
+using namespace volfft_test;
+
+namespace {
+
+struct Case {
+  const char* name;
+  Transform transform;
+  std::vector<int> axes;
+  bool in_place;
+  bool real_values;  // r2r of an r2r plan's reals
+};
+
+template <class Real>
+void check(const Case& c, std::array<Index, 3> extent, int threads) {
+  const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
+  const bool half = c.transform == Transform::r2c || c.transform == Transform::c2r;
+  const Index real_length = extent[2];
+  std::array<Index, 3> complex_extent = extent;
+  if (half) complex_extent[2] = extent[2] / 2 + 1;
+  // Strides in elements of each side: complex C order; the real side of r2c/c2r C order over
+  // real_length, or FFTW's padded rows of 2(n/2+1) reals in place.
+  auto c_order = [](std::array<Index, 3> e) { return std::array<Index, 3>{e[1] * e[2], e[2], 1}; };
+  const std::array<Index, 3> complex_strides = c_order(complex_extent);
+  std::array<Index, 3> real_strides = c_order({extent[0], extent[1], real_length});
+  if (half && c.in_place) real_strides = {extent[1] * 2 * complex_extent[2], 2 * complex_extent[2], 1};
+  BatchGeometry g;
+  g.extent = complex_extent;
+  g.real_length = real_length;
+  g.axes = c.axes;
+  g.transform = c.transform;
+  g.in_place = c.in_place;
+  g.real_values = c.real_values;
+  const bool real_in = c.transform == Transform::r2c || c.real_values;
+  const bool real_out = c.transform == Transform::c2r || c.real_values;
+  g.in_strides = real_in && half ? real_strides : complex_strides;
+  g.out_strides = real_out && half ? real_strides : complex_strides;
+  if (c.transform == Transform::r2r)
+    for (std::size_t k = 0; k < c.axes.size(); ++k) g.r2r_kinds.push_back(k % 2 ? AxisKind::dst3 : AxisKind::dct2);
+  // Element counts of both sides (in reals), and arrays large enough for either.
+  const Index values = complex_extent[0] * complex_extent[1] * complex_extent[2];
+  const Index reals = std::max<Index>(2 * values, extent[0] * extent[1] * 2 * complex_extent[2]) + 8;
+  auto fill = [&](std::vector<Real>& v) {
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = Real(std::sin(0.37 * double(k)) + 0.1 * double(k % 5));
+  };
+
+  auto run = [&](const char* split, std::vector<Real>& in, std::vector<Real>& out) {
+    setenv("VOLFFT_TEST_SPLIT_BATCHES", split, 1);
+    std::vector<Real> plan_in(reals), plan_out(reals);
+    auto batch = make_fftw_batch(precision, g, Effort::estimate, threads, plan_in.data(), plan_out.data(), false);
+    unsetenv("VOLFFT_TEST_SPLIT_BATCHES");
+    batch->execute(in.data(), c.in_place ? in.data() : out.data());
+    if (c.in_place) out = in;
+  };
+  std::vector<Real> in(reals), out_one(reals, Real(0)), out_split(reals, Real(0));
+  fill(in);
+  const std::vector<Real> original = in;
+  std::vector<Real> in_one = in, in_split = in;
+  run("0", in_one, out_one);
+  run("1", in_split, out_split);
+  double diff = 0, norm = 0;
+  for (Index k = 0; k < reals; ++k) {
+    diff = std::max(diff, double(std::abs(out_one[k] - out_split[k])));
+    norm = std::max(norm, double(std::abs(out_one[k])));
+  }
+  const double tol = (sizeof(Real) == 8 ? 1e-13 : 1e-5) * std::max(norm, 1.0);
+  CHECK_MSG(diff <= tol, c.name << " " << sizeof(Real) * 8 << "-bit extent " << extent[0] << "x" << extent[1] << "x"
+                                << extent[2] << " threads " << threads << ": split differs by " << diff);
+  CHECK_MSG(norm > 0, c.name << ": the batch wrote nothing");
+  if (!c.in_place && c.transform != Transform::c2r)  // FFTW's c2r may destroy its input
+    CHECK_MSG(in_split == original && in_one == original, c.name << ": an out-of-place batch changed its input");
+}
+
+}  // namespace
+
+void split_batches_match_one_plan() {
+  const std::vector<Case> cases = {
+      {"c2c forward, one axis", Transform::c2c_forward, {2}, false, false},
+      {"c2c backward, two axes", Transform::c2c_backward, {1, 2}, false, false},
+      {"c2c forward, axis 0, in place", Transform::c2c_forward, {0}, true, false},
+      {"r2c, two axes", Transform::r2c, {1, 2}, false, false},
+      {"r2c, in place", Transform::r2c, {2}, true, false},
+      {"c2r, one axis", Transform::c2r, {2}, false, false},
+      {"c2r, two axes, in place", Transform::c2r, {1, 2}, true, false},
+      {"r2r of reals", Transform::r2r, {0, 2}, false, true},
+      {"r2r of complex values", Transform::r2r, {1}, false, false},
+  };
+  for (const Case& c : cases)
+    for (int threads : {2, 3}) {
+      check<double>(c, {4, 10, 12}, threads);  // loops of 4 and 10: shares of 3, 3 and 4
+      check<float>(c, {5, 10, 9}, threads);
+      check<double>(c, {1, 2, 6}, threads);  // 3 threads: no loop long enough, one plan
+    }
+}
+
+int main() {
+  return run_unit_tests("fftw_batch", {{"split batches match one plan", split_batches_match_one_plan}});
+}
