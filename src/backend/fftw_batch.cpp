@@ -132,7 +132,8 @@ unsigned effort_flags(Effort e) {
 
 // Whether a batch with threads may be split over them (see FftwBatch): VOLFFT_TEST_SPLIT_BATCHES
 // = 1 splits wherever a loop allows, even at effort estimate, = 0 never; unset: by measurement.
-// The variable exists for the tests (test_threads runs both paths); users have no reason to set it.
+// The variable exists for the tests (tests/unit/test_fftw_batch.cpp runs both paths); users have
+// no reason to set it.
 enum class SplitRule { measure, always, never };
 SplitRule split_rule() {
   const char* env = std::getenv("VOLFFT_TEST_SPLIT_BATCHES");
@@ -287,7 +288,12 @@ class FftwBatch final : public FftBatch {
         Part part{nullptr, lo * loops[longest].is * in_bytes, lo * loops[longest].os * out_bytes};
         char* in = static_cast<char*>(plan_in) + part.in_offset;
         char* out = static_cast<char*>(g.in_place ? plan_in : plan_out) + part.out_offset;
-        part.plan = make(g, dims, share, kinds_, in, out, flags);
+        try {
+          part.plan = make(g, dims, share, kinds_, in, out, flags);
+        } catch (...) {
+          for (const Part& made : parts) Api::destroy(made.plan);
+          throw;
+        }
         parts.push_back(part);
       }
     }
