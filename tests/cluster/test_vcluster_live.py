@@ -18,19 +18,7 @@ from tools.vcluster import topology as T
 HERE = Path(__file__).resolve().parent
 
 
-def _namespaces_usable() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root for network namespaces"
-    if not shutil.which("ip") or not shutil.which("tc"):
-        return "needs iproute2"
-    probe = f"vc-pyt{os.getpid() % 10000}"
-    if subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode != 0:
-        return "cannot create network namespaces here"
-    subprocess.run(["ip", "netns", "del", probe])
-    return None
-
-
-REASON = _namespaces_usable()
+REASON = V.namespaces_unusable()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"emulated cluster: {REASON}")
 
 

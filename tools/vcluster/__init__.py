@@ -30,8 +30,8 @@ beside Open MPI), :mod:`.probe` (latency and rate between two hosts), :mod:`.cli
 """
 from __future__ import annotations
 
-from .common import (ClusterError, check_name, host_ns, load_state, parse_delay, parse_rate,
-                     require_root, topology_of)
+from .common import (ClusterError, check_name, host_ns, load_state, namespaces_unusable, parse_delay,
+                     parse_rate, require_root, topology_of)
 from .launcher import build, mpi_env, mpirun_command, run_job, write_launch_files
 from .mpich import mpich_setup
 from .network import (all_cluster_names, burst_bytes, create, destroy, leftovers, probe_qdiscs,
@@ -41,6 +41,6 @@ from .topology import Topology, parse_topology
 
 __all__ = ["ClusterError", "Topology", "all_cluster_names", "build", "burst_bytes", "check_name",
            "create", "destroy", "host_ns", "leftovers", "load_state", "mpi_env", "mpich_setup",
-           "mpirun_command", "parse_delay", "parse_rate", "parse_topology", "probe",
+           "mpirun_command", "namespaces_unusable", "parse_delay", "parse_rate", "parse_topology", "probe",
            "probe_qdiscs", "require_root", "run_job", "shape_link", "topology_of",
            "write_launch_files"]

@@ -105,6 +105,20 @@ def require_root() -> None:
         raise ClusterError("vcluster needs iproute2 (the ip and tc commands)")
 
 
+def namespaces_unusable() -> str | None:
+    """Why clusters cannot be made here (for skipping live tests), or None when they can: root,
+    iproute2, and a network namespace really created and removed."""
+    if os.geteuid() != 0:
+        return "needs root for network namespaces"
+    if shutil.which("ip") is None or shutil.which("tc") is None:
+        return "needs iproute2"
+    probe = f"vc-probe{os.getpid() % 100000}"
+    if subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode != 0:
+        return "cannot create network namespaces here"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None
+
+
 def netns_list() -> list[str]:
     """Names of all network namespaces known to iproute2."""
     out = run(["ip", "netns", "list"], check=False).stdout
