@@ -66,6 +66,7 @@ struct Args {
   Backend backend = Backend::fftw;
   bool scale = true;            // --no-scale: backward unscaled, like FFTW's (same work as the peers)
   bool in_place = false;        // --in-place: one array, forward(a, a) and backward(a, a)
+  bool destroy_input = false;   // --destroy-input: Options::destroy_input
   std::vector<AxisKind> kinds;  // --kinds: the transform per axis (Options::kinds)
   int batch = 1;                // --batch K: K fields per call (Options::batch), timed against K single calls
   BatchLayout batch_layout = BatchLayout::outer;
@@ -91,6 +92,7 @@ std::string usage() {
          "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
          "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
          "       [--in-place] (one array for input and output: Options::in_place)\n"
+         "       [--destroy-input] (an r2c backward may overwrite its input: Options::destroy_input)\n"
          "       [--kinds K0,K1[,K2]] (per axis: dft, r2c, dct1-4, dst1-4, none; Options::kinds; required by r2r)\n"
          "       [--batch K] [--batch-layout outer|inner] (K fields per call, also timed as K single-field calls)\n"
          "       [--in D] [--out D] (the arrays in D = bricks|slabs|slabs0|slabs1|pencils|pencils0|pencils1|pencils2|\n"
@@ -137,6 +139,7 @@ Args parse(int argc, char** argv, int size) {
     else if (s == "--json") a.json = value("--json");
     else if (s == "--no-scale") a.scale = false;
     else if (s == "--in-place") a.in_place = true;
+    else if (s == "--destroy-input") a.destroy_input = true;
     else if (s == "--batch") a.batch = to_int("--batch", value("--batch"));
     else if (s == "--batch-layout") a.batch_layout = parse_batch_layout(value("--batch-layout"));
     else if (s == "--kinds") {
@@ -287,6 +290,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   Options o;
   o.scale_backward = a.scale;
   o.in_place = a.in_place;
+  o.destroy_input = a.destroy_input;
   o.kinds = a.kinds;
   o.batch = a.batch;
   o.batch_layout = a.batch_layout;

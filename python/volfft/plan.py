@@ -379,6 +379,11 @@ class Plan:
         (one buffer of :attr:`in_place_bytes` each); an r2c input's rows hold
         ``2 * (n // 2 + 1)`` reals, the array being the view of the first ``n``. At one rank the
         FFTs are FFTW's in-place plans, its fastest. Not with ``padding``.
+    destroy_input : bool, default False
+        An r2c plan's :meth:`backward` may overwrite the spectrum it is given, as FFTW's c2r
+        plans do (``FFTW_DESTROY_INPUT``): at one rank the backward is then one c2r plan
+        reading the spectrum, instead of a c2c plan into a buffer and a c2r plan from there.
+        Other plans, and forward, leave their input as it was either way.
     min_memory : bool, default False
         Hold the plan's buffers and nothing more, also while planning: engine ``"auto"``
         becomes ``"alltoallw"`` (no send area) and the FFTs are planned without arrays

@@ -120,9 +120,12 @@ class DuccBatch final : public FftBatch {
         break;
       }
       case Transform::c2r: {
-        ducc0::cfmav<Complex> a(static_cast<const Complex*>(in), complex_shape_, in_strides_);
+        // A c2r batch may overwrite its input, as FFTW's c2r does (the plan's array, or the
+        // caller's spectrum under Options::destroy_input): ducc0's c2r_mut transforms the other
+        // axes in place there, where its c2r would allocate a scratch array on every call.
+        ducc0::vfmav<Complex> a(static_cast<Complex*>(const_cast<void*>(in)), complex_shape_, in_strides_);
         ducc0::vfmav<Real> b(static_cast<Real*>(o), real_shape_, out_strides_);
-        ducc0::c2r(a, b, axes_, false, Real(1), threads_);
+        ducc0::c2r_mut(a, b, axes_, false, Real(1), threads_);
         break;
       }
       case Transform::r2r: {

@@ -30,6 +30,7 @@ volfft_options to_c(const Options& o, std::vector<int>& kinds) {
   c.verbose = o.verbose ? 1 : 0;
   c.in_place = o.in_place ? 1 : 0;
   c.min_memory = o.min_memory ? 1 : 0;
+  c.destroy_input = o.destroy_input ? 1 : 0;
   // The enum values are the option's name indices (volfft_axis_kind), as ints in `kinds`.
   kinds.clear();
   for (AxisKind k : o.kinds) kinds.push_back(static_cast<int>(k));
@@ -64,6 +65,7 @@ Options from_c(const volfft_options& c) {
   o.verbose = c.verbose != 0;
   o.in_place = c.in_place != 0;
   o.min_memory = c.min_memory != 0;
+  o.destroy_input = c.destroy_input != 0;
   o.batch = c.batch;
   o.batch_layout = static_cast<BatchLayout>(c.batch_layout);
   if (c.kinds && c.kinds_length > 0)

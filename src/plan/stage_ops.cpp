@@ -229,16 +229,21 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   // Backward: undo the ops in reverse order. A fused r2c (axis 2 with others, merge_ops) is
   // undone as c2c over the others, then c2r over axis 2: a multi-dimensional c2r destroys its
   // input (FFTW has no input-preserving one), and the first step reads the caller's input.
+  // Unless the caller lets it (Options::destroy_input): the c2r, fused or alone, then reads the
+  // caller's input itself, as FFTW's own c2r plans do.
+  const bool may_destroy_input = last_stage && options.destroy_input && !bp.padded;
   std::vector<core::FftOp> ops;
   for (const core::FftOp& op : st.ops)
-    for (const core::FftOp& part : in_user_array ? std::vector<core::FftOp>{op} : core::unfused(op))
+    for (const core::FftOp& part :
+         in_user_array || may_destroy_input ? std::vector<core::FftOp>{op} : core::unfused(op))
       ops.push_back(part);
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
   // The first step must take the caller's input into the array when it cannot read it itself:
   // a stage with nothing to transform, or one whose first step is the c2r (the r2c axis alone;
   // it would destroy the input).
-  if (last_stage && !in_user_array && !bp.padded && (ops.empty() || ops.back().real)) {
+  if (last_stage && !in_user_array && !bp.padded &&
+      (ops.empty() || (ops.back().real && !may_destroy_input))) {
     runs.push_back(input_copy(false));  // the spectral side, as the user holds it
     first_step = false;
   }
@@ -266,11 +271,13 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
     g.axes = op.axes;
     OpRun run;
     if (op.real) {
-      g.in_strides = strides, g.out_strides = rstrides;
+      // From the array, or (may_destroy_input) straight from the caller's input.
+      run.from_input = reads_input && may_destroy_input;
+      g.in_strides = run.from_input ? user_strides : strides, g.out_strides = rstrides;
       g.transform = backend::Transform::c2r;
       g.in_place = in_user_array;  // the array is the output
       run.to_output = true;
-      run.in_offset = array_off, run.out_offset = real_off;
+      run.in_offset = run.from_input ? user_off : array_off, run.out_offset = real_off;
     } else {
       g.transform = op.r2r() ? backend::Transform::r2r : backend::Transform::c2c_backward;
       for (AxisKind k : op.kinds) g.r2r_kinds.push_back(core::inverse_kind(k));
@@ -280,7 +287,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
       g.in_strides = run.from_input ? user_strides : strides, g.out_strides = strides;
       run.in_offset = run.from_input ? user_off : array_off, run.out_offset = array_off;
     }
-    const core::FieldLayout& in_fields = op.real || !run.from_input ? array_fields : spectral_fields;
+    const core::FieldLayout& in_fields = run.from_input ? spectral_fields : array_fields;
     run.batch = batch(g, run, in_fields, op.real ? input_fields : array_fields,
                       first_stage && std::next(it) == ops.rend());
     runs.push_back(std::move(run));
