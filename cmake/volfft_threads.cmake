@@ -17,8 +17,13 @@ else()
   set(_volfft_fftw_threads fftw3_threads)
   set(_volfft_fftwf_threads fftw3f_threads)
 endif()
-find_library(VOLFFT_FFTW3_THREADS_LIB ${_volfft_fftw_threads} HINTS ${FFTW3_LIBRARY_DIRS})
-find_library(VOLFFT_FFTW3F_THREADS_LIB ${_volfft_fftwf_threads} HINTS ${FFTW3F_LIBRARY_DIRS})
+# Cached under the library's own name, so that a build folder configured when the choice was
+# another library (or before fftw3_omp was used) finds the right one; the two names the rest of
+# the build reads are plain variables.
+find_library(VOLFFT_LIB_${_volfft_fftw_threads} ${_volfft_fftw_threads} HINTS ${FFTW3_LIBRARY_DIRS})
+find_library(VOLFFT_LIB_${_volfft_fftwf_threads} ${_volfft_fftwf_threads} HINTS ${FFTW3F_LIBRARY_DIRS})
+set(VOLFFT_FFTW3_THREADS_LIB ${VOLFFT_LIB_${_volfft_fftw_threads}})
+set(VOLFFT_FFTW3F_THREADS_LIB ${VOLFFT_LIB_${_volfft_fftwf_threads}})
 if(NOT VOLFFT_FFTW3_THREADS_LIB OR NOT VOLFFT_FFTW3F_THREADS_LIB)
   message(FATAL_ERROR "volfft needs FFTW's threads libraries ${_volfft_fftw_threads} and ${_volfft_fftwf_threads} "
                       "(Debian: libfftw3-dev)")
