@@ -130,6 +130,7 @@ unsigned effort_flags(Effort e) {
   return FFTW_MEASURE;
 }
 
+#if defined(VOLFFT_HAVE_OPENMP)
 // Whether a batch with threads may be split over them (see FftwBatch): VOLFFT_TEST_SPLIT_BATCHES
 // = 1 splits wherever a loop allows, even at effort estimate, = 0 never; unset: by measurement.
 // The variable exists for the tests (tests/unit/test_fftw_batch.cpp runs both paths); users have
@@ -140,6 +141,7 @@ SplitRule split_rule() {
   if (!env || !*env) return SplitRule::measure;
   return std::strcmp(env, "0") == 0 ? SplitRule::never : SplitRule::always;
 }
+#endif
 
 template <class Api>
 class FftwBatch final : public FftBatch {
@@ -249,7 +251,10 @@ class FftwBatch final : public FftBatch {
   void run_parts(const void* in, void* out) const {
     const int n = static_cast<int>(parts_.size());
     // FFTW's execute is thread-safe for distinct plans; each part writes its own share.
+    // (Without OpenMP no batch is split, so parts_ is empty and this is never called.)
+#if defined(VOLFFT_HAVE_OPENMP)
 #pragma omp parallel for schedule(static, 1) num_threads(n)
+#endif
     for (int k = 0; k < n; ++k) {
       const Part& part = parts_[static_cast<std::size_t>(k)];
       run(part.plan, static_cast<const char*>(in) + part.in_offset, static_cast<char*>(out) + part.out_offset);
