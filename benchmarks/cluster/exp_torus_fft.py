@@ -119,8 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.report_only:
         results = json.loads((out / "results.json").read_text())
     else:
-        vcluster.require_root()
-        bench = X.volfft_bench_or_say_why(args.bench)
+        bench = X.bench_for_live_run(args.bench)
         if bench is None:
             return 2
         results = {"config": vars(args), "placements": {}}

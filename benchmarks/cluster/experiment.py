@@ -75,6 +75,13 @@ def find_volfft_bench(explicit: str | None = None) -> str | None:
     return shutil.which("volfft-bench")
 
 
+def bench_for_live_run(explicit: str | None = None) -> str | None:
+    """What a live run needs: root (ClusterError otherwise) and volfft-bench, whose path it
+    returns, or None with what to do said on stderr."""
+    vcluster.require_root()
+    return volfft_bench_or_say_why(explicit)
+
+
 def volfft_bench_or_say_why(explicit: str | None = None) -> str | None:
     """find_volfft_bench, printing what to do on stderr when there is none."""
     bench = find_volfft_bench(explicit)
