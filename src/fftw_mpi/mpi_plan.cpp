@@ -16,8 +16,8 @@ namespace volfft::fftw_mpi {
 namespace {
 
 // FFTW's flags that change what is computed or how the arrays are laid out; the others (planner
-// effort, DESTROY/PRESERVE_INPUT, UNALIGNED, ...) only advise, and volfft always preserves the
-// input of an out-of-place transform.
+// effort, DESTROY/PRESERVE_INPUT, UNALIGNED, ...) only advise (volfft follows PRESERVE_INPUT where
+// it has a faster plan that destroys, destroys_input()).
 constexpr unsigned kScrambledIn = 1U << 27, kScrambledOut = 1U << 28;
 constexpr unsigned kTransposedIn = 1U << 29, kTransposedOut = 1U << 30;
 
@@ -32,6 +32,15 @@ Effort effort(unsigned flags) {
   if (flags & FFTW_ESTIMATE) return Effort::estimate;
   if (flags & (FFTW_PATIENT | FFTW_EXHAUSTIVE)) return Effort::patient;
   return Effort::measure;
+}
+
+// FFTW's contract for an out-of-place plan's input: c2r plans may overwrite it unless given
+// FFTW_PRESERVE_INPUT (FFTW_DESTROY_INPUT is their default: FFTW's manual, "Planner Flags"); the
+// others keep it unless given FFTW_DESTROY_INPUT. volfft has a faster plan that destroys its input
+// only for c2r (Options::destroy_input: one multi-dimensional c2r at one rank); elsewhere it keeps
+// the input whatever the flags say, which the contract allows.
+bool destroys_input(Transform t, unsigned flags) {
+  return t == Transform::c2r && (flags & FFTW_PRESERVE_INPUT) == 0;
 }
 
 std::size_t real_bytes(Precision p) { return p == Precision::float64 ? 8 : 4; }
@@ -101,6 +110,7 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
   o.scale_backward = false;  // FFTW's transforms are unnormalised both ways
   o.batch = r.howmany;
   o.batch_layout = BatchLayout::inner;  // FFTW's howmany: the fields of a point are adjacent
+  o.destroy_input = destroys_input_ = !in_place_ && destroys_input(r.transform, r.flags);
   if (r.transform == Transform::transpose) {
     o.in_place = false;
     reshape_ = std::make_unique<Reshape>(r.comm, l.in.shape, l.in.array, l.out.array, r.precision, Values::real, o);
@@ -179,7 +189,7 @@ std::string MpiPlan::describe() const {
   } else if (reshape_) {
     s += std::string(" engine ") + to_string(reshape_->engine());
   }
-  return s + (in_place_ ? " in-place)" : ")");
+  return s + (in_place_ ? " in-place)" : destroys_input_ ? " destroy-input)" : ")");
 }
 
 }  // namespace volfft::fftw_mpi

@@ -3,7 +3,8 @@
  * of the whole array (computed on each rank, through the same fftw_execute, which passes FFTW's
  * own plans on to FFTW).
  *
- * Cases: r2c 3-D with padded rows out of place and c2r back; c2c 3-D in place with
+ * Cases: r2c 3-D with padded rows out of place and c2r back (FFTW's default flags, which let
+ * the c2r destroy its input, and FFTW_PRESERVE_INPUT, which must not); c2c 3-D in place with
  * FFTW_MPI_TRANSPOSED_OUT, back with FFTW_MPI_TRANSPOSED_IN; 2-D c2c in place; howmany = 3 with a
  * given block size; howmany = 2 in place and out of place with empty ranks passing NULL; r2r 2-D
  * (REDFT10 x RODFT10) in place; many_transpose of pairs in and out of place; single precision
@@ -39,6 +40,14 @@ static double max_abs(const double complex* a, ptrdiff_t n) {
   return m;
 }
 
+/* f_real on this rank's planes of an (n0, M, N) array whose rows are padded to Np reals. */
+static void fill_padded_rows(double* rin, ptrdiff_t local_n0, ptrdiff_t local_0_start, ptrdiff_t M, ptrdiff_t N,
+                             ptrdiff_t Np) {
+  for (ptrdiff_t i = 0; i < local_n0; ++i)
+    for (ptrdiff_t j = 0; j < M; ++j)
+      for (ptrdiff_t k = 0; k < N; ++k) rin[(i * M + j) * Np + k] = f_real(local_0_start + i, j, k);
+}
+
 /* r2c 3-D out of place, padded real rows (the manual's example), then c2r back. */
 static void r2c_3d(void) {
   const ptrdiff_t L = 9, M = 6, N = 10, Nc = N / 2 + 1, Np = 2 * Nc;
@@ -49,9 +58,7 @@ static void r2c_3d(void) {
   fftw_plan forward = fftw_mpi_plan_dft_r2c_3d(L, M, N, rin, cout, MPI_COMM_WORLD, FFTW_ESTIMATE);
   fftw_plan backward = fftw_mpi_plan_dft_c2r_3d(L, M, N, cout, rin, MPI_COMM_WORLD, FFTW_ESTIMATE);
   CHECK(forward && backward, "r2c/c2r 3-D plans");
-  for (ptrdiff_t i = 0; i < local_n0; ++i)
-    for (ptrdiff_t j = 0; j < M; ++j)
-      for (ptrdiff_t k = 0; k < N; ++k) rin[(i * M + j) * Np + k] = f_real(local_0_start + i, j, k);
+  fill_padded_rows(rin, local_n0, local_0_start, M, N, Np);
   fftw_execute(forward);
 
   double* whole = fftw_alloc_real(L * M * N);
@@ -73,6 +80,30 @@ static void r2c_3d(void) {
       for (ptrdiff_t k = 0; k < N; ++k)
         CHECK(fabs(rin[(i * M + j) * Np + k] / (L * M * N) - f_real(local_0_start + i, j, k)) < 1e-12,
               "c2r 3-D round trip");
+  /* FFTW's c2r default is FFTW_DESTROY_INPUT, which volfft takes (a faster plan at one rank);
+   * FFTW_PRESERVE_INPUT keeps the spectrum. fftw_sprint_plan says which volfft made. */
+  char* described = fftw_sprint_plan(backward);
+  CHECK(strstr(described, "destroy-input") != NULL, "c2r by default may destroy its input: %s", described);
+  free(described);
+  fill_padded_rows(rin, local_n0, local_0_start, M, N, Np);
+  fftw_execute(forward);
+  fftw_plan keeping = fftw_mpi_plan_dft_c2r_3d(L, M, N, cout, rin, MPI_COMM_WORLD, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
+  CHECK(keeping != NULL, "c2r 3-D plan with FFTW_PRESERVE_INPUT");
+  described = fftw_sprint_plan(keeping);
+  CHECK(strstr(described, "destroy-input") == NULL, "c2r with FFTW_PRESERVE_INPUT keeps its input: %s", described);
+  free(described);
+  fftw_complex* before = fftw_alloc_complex(alloc + 1);
+  memcpy(before, cout, sizeof(fftw_complex) * (size_t)(local_n0 * M * Nc));
+  fftw_execute(keeping);
+  CHECK(memcmp(before, cout, sizeof(fftw_complex) * (size_t)(local_n0 * M * Nc)) == 0,
+        "c2r with FFTW_PRESERVE_INPUT changed its input");
+  for (ptrdiff_t i = 0; i < local_n0; ++i)
+    for (ptrdiff_t j = 0; j < M; ++j)
+      for (ptrdiff_t k = 0; k < N; ++k)
+        CHECK(fabs(rin[(i * M + j) * Np + k] / (L * M * N) - f_real(local_0_start + i, j, k)) < 1e-12,
+              "c2r 3-D (FFTW_PRESERVE_INPUT) round trip");
+  fftw_destroy_plan(keeping);
+  fftw_free(before);
   fftw_destroy_plan(serial);
   fftw_destroy_plan(forward);
   fftw_destroy_plan(backward);
