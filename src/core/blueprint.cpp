@@ -141,9 +141,10 @@ Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspac
 }
 
 Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& shape, Kind kind,
-                         Precision precision, const Options& options, bool padding) {
+                         Precision precision, const Options& options, bool padding, bool one_node) {
   validate(comm_size, shape, options, kind);
   Blueprint bp;
+  bp.one_node = one_node;
   bp.ndim = static_cast<int>(shape.size());
   bp.shape = internal_shape(shape);
   bp.kind = kind;
@@ -289,7 +290,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   return bp;
 }
 
-bool Blueprint::send_area() const { return engine_info(engine).send_area; }
+bool Blueprint::send_area() const { return engine_info(engine).send_area && !(engine == Engine::node && one_node); }
 
 void take_input_order(Blueprint& bp, const Order& order) {
   bp.input_order = bp.stages.front().order = order;

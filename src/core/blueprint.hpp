@@ -91,7 +91,11 @@ struct Blueprint {
   Index element_bytes = 16;
   Index buffer_elements = 0;  ///< complex capacity of each internal buffer (all fields)
   int buffer_count = 0;       ///< internal buffers the plan uses (array_of and the engine's areas)
-  /// Buffer send_buffer() is the engine's send area (every engine's but alltoallw's).
+  /// Every rank of the plan is on one node (a fact the plan gathers; make_blueprint's
+  /// `one_node`): the node engine then reads every partner in shared memory and sends nothing.
+  bool one_node = false;
+  /// Buffer send_buffer() is the engine's send area: every engine's but alltoallw's (whose
+  /// datatypes read the stage array) and but the node engine's when all ranks share one node.
   bool send_area() const;
 
   Index input_count() const { return real_storage.size() * fields; }
@@ -205,8 +209,10 @@ Engine choose_engine(int comm_size, int ranks_sharing_a_node, bool user_workspac
 
 /// The blueprint of virtual rank `vrank`. Validates first. `padding` = false skips the largest
 /// block over all pairs of a group (O(members^2), needed only by the alltoall engine).
+/// `one_node`: every rank of the plan shares one node (Blueprint::one_node); false when unknown,
+/// which keeps the node engine's send area (correct on any nodes, one buffer more).
 Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& shape, Kind kind,
-                         Precision precision, const Options& options, bool padding = true);
+                         Precision precision, const Options& options, bool padding = true, bool one_node = false);
 
 /// The first stage's array takes memory order `order`: the input is read in it and the backward
 /// writes it so (a user's array in another order, or the user's C order in a relabelled plan).

@@ -82,17 +82,21 @@ int virtual_rank(const Options& options, int rank) {
                           options.rank_order.begin());
 }
 
-// Engine::automatic by rule (core::choose_engine), from facts gathered here and agreed: the
-// largest group of the plan's ranks on one node, and whether any rank brings a workspace.
-Engine rule_engine(MPI_Comm comm, const Options& options) {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
+// Where the plan's ranks run, agreed: the largest group of them on one node (MPI's shared-memory
+// node, cut by Options::ranks_per_node), and whether any rank brings a workspace.
+struct NodeFacts {
+  int largest_node = 1;
+  bool user_workspace = false;
+  bool one_node(int size) const { return largest_node == size; }
+};
+
+NodeFacts node_facts(MPI_Comm comm, const Options& options) {
   MPI_Comm node = mpi::split_by_node(comm, options.ranks_per_node);
   int facts[2] = {0, options.workspace ? 1 : 0};
   MPI_Comm_size(node, &facts[0]);
   MPI_Comm_free(&node);
   mpi::check(MPI_Allreduce(MPI_IN_PLACE, facts, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  return core::choose_engine(size, facts[0], facts[1] != 0);
+  return NodeFacts{facts[0], facts[1] != 0};
 }
 
 }  // namespace
@@ -201,6 +205,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   if (highest[0] && highest[1]) throw Error("volfft: give either rank_order or map_file, not both");
   if (!options.map_file.empty()) options.rank_order = plan::rank_order_from_map_file(comm, options.map_file, options.coordinate);
 
+  const NodeFacts where = node_facts(comm, options);
   // Validate locally, then agree collectively, before anything can diverge between ranks:
   // tuning, too, reads only agreed arguments. After tuning the chosen configuration is agreed
   // once more (this rank's blueprint and workspace for it).
@@ -208,7 +213,8 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     std::string local_error;
     std::size_t needed = 0;
     try {
-      bp = core::make_blueprint(size, virtual_rank(options, rank), shape, kind, precision, options);
+      bp = core::make_blueprint(size, virtual_rank(options, rank), shape, kind, precision, options, true,
+                                where.one_node(size));
       if (!have_backend(options.backend))
         throw Error(std::string("volfft: backend '") + to_string(options.backend) +
                     "' is not part of this build (configure with VOLFFT_DUCC0=ON); use 'fftw' or 'auto'");
@@ -222,7 +228,7 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   if (!options.wisdom_file.empty()) tune::check_wisdom_path(comm, options.wisdom_file);
   const bool engine_by_rule = options.engine == Engine::automatic && !tune::wants_tuning(size, options);
   if (engine_by_rule) {
-    options.engine = rule_engine(comm, options);
+    options.engine = core::choose_engine(size, where.largest_node, where.user_workspace);
     agree_on_blueprint();
     // The node engine chosen by rule, not by the user, must not turn a small /dev/shm (a
     // container's 64 MB) into an error: its shared memory is made now, and where any node

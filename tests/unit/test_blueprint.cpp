@@ -276,7 +276,8 @@ void workspace_holds_every_stage() {
 // alltoallw packs nothing (its datatypes read the stage array), so its plans have no send area:
 // one buffer less than alltoallv's for every kind, grid, padding and in-place choice (the count is
 // derived from array_of, so this checks the rule itself), and the spare buffer of a two-stage plan
-// (padded forward, r2c backward) is the one after the stages.
+// (padded forward, r2c backward) is the one after the stages. Nor has the node engine's when
+// every rank shares one node (it reads all its partners in shared memory).
 void alltoallw_needs_no_send_area() {
   struct Case {
     Kind kind;
@@ -299,6 +300,21 @@ void alltoallw_needs_no_send_area() {
                               std::to_string(c.grid[1]) + (c.padded ? " padded" : "") + (c.in_place ? " in place" : "");
     CHECK_MSG(v.send_area() && !w.send_area(), label);
     CHECK_MSG(w.buffer_count == v.buffer_count - 1, label << ": buffers " << w.buffer_count << " vs " << v.buffer_count);
+    // The node engine: alltoallv's buffers where its ranks may be on several nodes (it sends to
+    // the other nodes from its send area), alltoallw's where all of them share one.
+    o.engine = Engine::node;
+    const Blueprint spread = core::make_blueprint(P, 0, {12, 12, 12}, c.kind, Precision::float64, o);
+    const Blueprint one = core::make_blueprint(P, 0, {12, 12, 12}, c.kind, Precision::float64, o, true, true);
+    CHECK_MSG(spread.send_area() && !one.send_area(), label << ": node engine");
+    CHECK_MSG(spread.buffer_count == v.buffer_count && one.buffer_count == w.buffer_count,
+              label << ": node engine buffers " << spread.buffer_count << " (several nodes), " << one.buffer_count
+                    << " (one node)");
+    for (bool forward : {true, false})
+      for (std::size_t s = 0; s < w.stages.size(); ++s) {
+        const core::ArrayPlace at_w = core::array_of(w, forward, s), at_one = core::array_of(one, forward, s);
+        CHECK_MSG(at_w.user_output == at_one.user_output && at_w.buffer == at_one.buffer,
+                  label << ": node engine on one node, stage " << s);
+      }
     // No stage array sits in alltoallv's send area, and alltoallw's take the same buffers or
     // lower ones (its spare buffer moves down into the send area's place).
     for (bool forward : {true, false})
