@@ -2,8 +2,8 @@
 // node (every partner read through shared memory), cut into two pretend nodes (both the
 // shared-memory and the MPI path in one exchange), and one rank per pretend node (MPI only);
 // with rank orders that interleave the nodes across the grid, with a user workspace (the
-// staging fallback) and on a sub-communicator. Run at np 1, 2, 3 and 4 by ctest, and with
-// --quick (small shapes) at np 5.
+// staging fallback) and on a sub-communicator; its workspace on one node and on several. Run at
+// np 1, 2, 3 and 4 by ctest, and with --quick (small shapes) at np 5.
 #include <cstdio>
 #include <numeric>
 
@@ -103,6 +103,26 @@ int main(int argc, char** argv) {
         check_transform<double>(MPI_COMM_WORLD, shape, Kind::c2c, o,
                                 shape_text(shape, Kind::c2c, "double") + " grid " + grid_text(g) +
                                     " user workspace, ranks_per_node " + std::to_string(rpn));
+        ++cases;
+      }
+
+    // Workspace: with every rank on one node nothing is sent, so there is no send area and the
+    // buffers are alltoallw's; ranks on several (pretend) nodes keep it, as alltoallv's. (The
+    // real node is one here: tests run on one machine.)
+    for (int rpn : node_sizes)
+      for (Kind kind : {Kind::c2c, Kind::r2c}) {
+        Options o;
+        o.effort = Effort::estimate;
+        o.grid = {size, 1};
+        o.ranks_per_node = rpn;
+        o.engine = Engine::node;
+        const Plan node(MPI_COMM_WORLD, {9, 10, 7}, kind, Precision::float64, o);
+        const bool one_node = rpn == 0 || rpn >= size;
+        o.engine = one_node ? Engine::alltoallw : Engine::alltoallv;
+        const Plan like(MPI_COMM_WORLD, {9, 10, 7}, kind, Precision::float64, o);
+        CHECK_MSG(node.workspace_bytes() == like.workspace_bytes(),
+                  to_string(kind) << " ranks_per_node " << rpn << ": workspace " << node.workspace_bytes()
+                                  << ", engine " << to_string(o.engine) << "'s " << like.workspace_bytes());
         ++cases;
       }
 
