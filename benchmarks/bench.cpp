@@ -785,7 +785,8 @@ int main(int argc, char** argv) {
          << to_string(b.engine) << "\", \"planes\": " << b.planes << ", \"layout\": \"" << to_string(a.layout) << "\", \"effort\": \"" << to_string(a.effort)
          << "\", \"threads\": " << a.threads << ", \"backend\": \"" << to_string(a.backend)
          << "\", \"iters\": " << a.iters << ", \"scale_backward\": " << (a.scale ? "true" : "false")
-         << ", \"in_place\": " << (a.in_place ? "true" : "false") << ", \"batch\": " << a.batch
+         << ", \"in_place\": " << (a.in_place ? "true" : "false")
+         << ", \"destroy_input\": " << (a.destroy_input ? "true" : "false") << ", \"batch\": " << a.batch
          << ", \"in\": \"" << a.in_dist << "\", \"out\": \"" << a.out_dist << "\""
          << ", \"batch_layout\": \"" << to_string(a.batch_layout) << "\"},\n \"plan_seconds\": " << b.plan_seconds << ", \"workspace_bytes\": " << b.workspace
          << ", \"peak_rss_bytes\": " << rss << ",\n \"verify\": {\"forward_max_error\": " << b.forward_error

@@ -5,9 +5,10 @@
     python benchmarks/one_node.py --cores 16 --splits 1x16 2x8 4x4 16x1
 
 For each problem (kind, precision, n^3), each split P x T of the node's cores (P ranks of T
-threads, P * T = cores) and each of volfft's modes (``--modes``: its default out-of-place plan,
-and ``in-place``, ``Options::in_place``), one ``volfft-bench ... --threads T --no-scale`` job
-under scripts/mpirun.sh times volfft. The 1 x cores job of the first mode also times FFTW's serial
+threads, P * T = cores) and each of volfft's modes (``--modes``: its default out-of-place plan;
+``in-place``, ``Options::in_place``; and, on request, ``destroy-input``: out of place with
+``Options::destroy_input``, whose r2c backward may overwrite its spectrum as FFTW's own c2r
+does), one ``volfft-bench ... --threads T --no-scale`` job under scripts/mpirun.sh times volfft. The 1 x cores job of the first mode also times FFTW's serial
 threaded plan with as many threads (``--compare fftw-threads``: in place and out of place, the
 faster counts), the peer a one-node user would otherwise run; the cores x 1 job also times FFTW-MPI
 in its fastest of four modes (``--compare fftw-mpi``; ``--no-fftw-mpi`` leaves it out where
@@ -26,6 +27,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer_matrix import ROOT, run_bench  # noqa: E402  (the one job runner of the benchmarks)
+
+
+# volfft-bench's flags for each of volfft's modes.
+MODE_FLAGS = {"out-of-place": [], "in-place": ["--in-place"], "destroy-input": ["--destroy-input"]}
 
 
 def total_ms(entry: Dict[str, Any]) -> float:
@@ -53,7 +58,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--splits", nargs="+", type=parse_split, default=None,
                         help="RANKSxTHREADS each (default: every P x cores/P)")
     parser.add_argument("--modes", nargs="+", default=["out-of-place", "in-place"],
-                        choices=["out-of-place", "in-place"], help="volfft's modes, each a job per split")
+                        choices=list(MODE_FLAGS), help="volfft's modes, each a job per split")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--iters", type=int, default=5, help="calls per job (each job's median)")
     parser.add_argument("--effort", default="measure", choices=["estimate", "measure", "patient"])
@@ -92,8 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for (ranks, threads), mode in jobs:
                 bench_args = [kind, precision, str(n), str(n), str(n), "--threads", str(threads),
                               "--iters", str(args.iters), "--effort", args.effort, "--no-scale"]
-                if mode == "in-place":
-                    bench_args.append("--in-place")
+                bench_args += MODE_FLAGS[mode]
                 peers = []  # timed once per split and round, in the first mode's job
                 if ranks == 1 and threads == args.cores and mode == args.modes[0]:
                     peers.append("fftw-threads")
@@ -104,6 +108,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 report = run_bench(args.bench, ranks, bench_args, args.timeout)
                 row = {"ranks": ranks, "threads": threads, "mode": mode, "volfft_ms": total_ms(report),
                        "in_place": report["config"]["in_place"],
+                       "destroy_input": report["config"]["destroy_input"],
                        "grid": report["config"]["grid"], "engine": report["config"]["engine"],
                        "plan_seconds": report["plan_seconds"],
                        "peak_rss_bytes": report["peak_rss_bytes"],

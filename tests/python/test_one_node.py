@@ -33,6 +33,7 @@ def test_tiny_node(tmp_path, capsys, bench_driver):
         for r in cell["rounds"]:
             assert r["ratio"] == pytest.approx(r["volfft_ms"] / r["fftw_threads_ms"])
             assert r["in_place"] == (cell["mode"] == "in-place")  # the job ran the mode it names
+            assert not r["destroy_input"]
         if cell["ranks"] == 1 and cell["mode"] == "out-of-place":  # the job that timed FFTW's threaded plan
             for r in cell["rounds"]:
                 modes = r["compare"]["fftw-threads"]["modes"]
@@ -41,6 +42,21 @@ def test_tiny_node(tmp_path, capsys, bench_driver):
                     one_node.total_ms(r["compare"]["fftw-threads"]))
     table = capsys.readouterr().out
     assert "c2c double 8^3" in table and "2x1" in table and "in-place" in table
+
+
+def test_destroy_input_mode(tmp_path, bench_driver):
+    """--modes destroy-input runs volfft-bench --destroy-input (its JSON says so) and keeps the
+    ratio against FFTW's threaded plan, timed in that mode's job as the first mode."""
+    out = tmp_path / "d.json"
+    code = one_node.main(["--kinds", "r2c", "--sizes", "8", "--cores", "2", "--splits", "1x2",
+                          "--modes", "destroy-input", "--iters", "2", "--effort", "estimate",
+                          "--timeout", "120", "--bench", bench_driver, "--out", str(out)])
+    assert code == 0
+    (cell,) = json.loads(out.read_text())["cells"]
+    assert cell["mode"] == "destroy-input"
+    (r,) = cell["rounds"]
+    assert r["destroy_input"] and not r["in_place"]
+    assert r["ratio"] == pytest.approx(r["volfft_ms"] / r["fftw_threads_ms"])
 
 
 def test_bad_arguments_are_refused(capsys):
