@@ -5,7 +5,9 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <functional>
 #include <cstdint>
 #include <memory>
@@ -68,6 +70,20 @@ std::unique_ptr<FftBatch> make_batch(const Options& options, Precision precision
 /// ranks before they are compared, so every rank chooses alike. Collective. FFTW when ducc0 is
 /// not part of the build.
 Backend choose_backend(MPI_Comm comm, const std::function<double(Backend)>& seconds_with);
+
+/// The shortest of `runs` timed runs of `body` (seconds, steady clock), after `warmups` untimed
+/// ones: how planning compares candidate FFT batches on its arrays (backends, split batches).
+template <class Body>
+double best_seconds(int warmups, int runs, Body&& body) {
+  for (int r = 0; r < warmups; ++r) body();
+  double best = 1e300;
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
 
 /// Plan a batch with FFTW, its planner using `threads` threads. `plan_in`/`plan_out` are arrays
 /// of the right size used (and overwritten) while planning; `unaligned_fallback` adds the

@@ -1,7 +1,6 @@
 #include <fftw3.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -224,7 +223,7 @@ class FftwBatch final : public FftBatch {
     if (unaligned) {
       run(unaligned_, in, out);
     } else if (!parts_.empty()) {
-      run_parts(in, out);
+      run_parts(parts_, in, out);
     } else {
       run(primary_, in, out);
     }
@@ -248,15 +247,15 @@ class FftwBatch final : public FftBatch {
     }
   }
 
-  void run_parts(const void* in, void* out) const {
-    const int n = static_cast<int>(parts_.size());
+  void run_parts(const std::vector<Part>& parts, const void* in, void* out) const {
+    const int n = static_cast<int>(parts.size());
     // FFTW's execute is thread-safe for distinct plans; each part writes its own share.
     // (Without OpenMP no batch is split, so parts_ is empty and this is never called.)
 #if defined(VOLFFT_HAVE_OPENMP)
 #pragma omp parallel for schedule(static, 1) num_threads(n)
 #endif
     for (int k = 0; k < n; ++k) {
-      const Part& part = parts_[static_cast<std::size_t>(k)];
+      const Part& part = parts[static_cast<std::size_t>(k)];
       run(part.plan, static_cast<const char*>(in) + part.in_offset, static_cast<char*>(out) + part.out_offset);
     }
   }
@@ -307,20 +306,8 @@ class FftwBatch final : public FftBatch {
       // Best of 3 runs each after one to warm up, on the planning arrays (overwritten by
       // measuring anyway).
       void* out = g.in_place ? plan_in : plan_out;
-      auto best_of = [&](auto&& body) {
-        double best = 1e300;
-        for (int r = 0; r < 4; ++r) {
-          const auto t0 = std::chrono::steady_clock::now();
-          body();
-          const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          if (r > 0) best = std::min(best, t);
-        }
-        return best;
-      };
-      const double threaded = best_of([&] { run(primary_, plan_in, out); });
-      parts_.swap(parts);
-      const double split = best_of([&] { run_parts(plan_in, out); });
-      parts_.swap(parts);
+      const double threaded = best_seconds(1, 3, [&] { run(primary_, plan_in, out); });
+      const double split = best_seconds(1, 3, [&] { run_parts(parts, plan_in, out); });
       keep = split < threaded;
     }
     if (keep) {

@@ -570,13 +570,7 @@ void Plan::Impl::resolve_backend(std::array<Scratch, 3>& scratch) {
     o.backend = candidate;
     auto ops = plan::make_stage_ops(bp, o, 0, false, bp.stages[0].box_in, a.data, b.data, false);
     std::memset(a.data, 0, bytes);
-    double best = 1e300;
-    for (int rep = 0; rep < 3; ++rep) {
-      const double t0 = mpi::now();
-      ops.run(a.data, c.data, b.data);
-      best = std::min(best, mpi::now() - t0);
-    }
-    return best;
+    return backend::best_seconds(0, 3, [&] { ops.run(a.data, c.data, b.data); });
   });
 }
 
