@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--engines: expected some of {', '.join(PAPER_NAMES)}, got {unknown}")
     out = X.output_dir(args.out, "exp_beowulf2d")
     if args.report_only:
-        results = json.loads((out / "results.json").read_text())
+        results = X.earlier_results(out)
     else:
         bench = X.bench_for_live_run(args.bench)
         if bench is None:

@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     out = X.output_dir(args.out, "exp_fig1")
     rate_bits = vcluster.parse_rate(args.rate)
     if args.report_only:
-        results = json.loads((out / "results.json").read_text())["measured"]
+        results = X.earlier_results(out)["measured"]
     else:
         vcluster.require_root()
         results = measure(args, out)

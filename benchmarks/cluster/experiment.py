@@ -98,6 +98,16 @@ def read_json(path: Path) -> dict | None:
         return None
 
 
+def earlier_results(out: Path) -> dict:
+    """The results.json an earlier run wrote to `out`, for --report-only. Without one, exits
+    (SystemExit) saying so, instead of a traceback."""
+    results = read_json(out / "results.json")
+    if results is None:
+        raise SystemExit(f"--report-only: no readable results.json in {out}; run the experiment "
+                         "without --report-only first (as root), or pass the --out of that run")
+    return results
+
+
 def format_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Plain-text table with right-aligned columns (floats as given, already formatted)."""
     cells = [[str(h) for h in header]] + [[str(c) for c in row] for row in rows]
