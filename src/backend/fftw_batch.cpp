@@ -10,6 +10,7 @@
 
 #include "backend/fft_batch.hpp"
 #include "backend/fftw_kinds.hpp"
+#include "backend/omp_team.hpp"
 
 namespace volfft::backend {
 namespace {
@@ -96,11 +97,12 @@ struct FloatApi {
 };
 
 // FFTW's thread count is planner state shared by the whole process (the application may plan
-// with FFTW itself): set it for our plans and put back what was there.
+// with FFTW itself): set it for our plans and put back what was there. Planning runs the plans
+// it measures, so the OpenMP team is sized to the threads too (OmpTeam).
 template <class Api>
 class PlannerThreads {
  public:
-  explicit PlannerThreads(int threads) {
+  explicit PlannerThreads(int threads) : team_(threads) {
     static std::once_flag initialised;
     std::call_once(initialised, [] { Api::init_threads(); });
     previous_ = Api::planner_threads();
@@ -111,6 +113,7 @@ class PlannerThreads {
   PlannerThreads& operator=(const PlannerThreads&) = delete;
 
  private:
+  OmpTeam team_;
   int previous_ = 1;
 };
 
@@ -148,6 +151,7 @@ class FftwBatch final : public FftBatch {
   FftwBatch(const BatchGeometry& g, Effort effort, int threads, void* plan_in, void* plan_out,
             bool fallback)
       : transform_(g.transform),
+        threads_(threads),
         in_alignment_(Api::alignment_of(plan_in)),
         out_alignment_(Api::alignment_of(plan_out)) {
     if (g.extent[0] * g.extent[1] * g.extent[2] == 0) return;  // empty box: nothing to do
@@ -221,11 +225,11 @@ class FftwBatch final : public FftBatch {
     const bool unaligned = unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
                                           Api::alignment_of(out) != out_alignment_);
     if (unaligned) {
-      run(unaligned_, in, out);
+      run_threaded(unaligned_, in, out);
     } else if (!parts_.empty()) {
       run_parts(parts_, in, out);
     } else {
-      run(primary_, in, out);
+      run_threaded(primary_, in, out);
     }
   }
 
@@ -245,6 +249,12 @@ class FftwBatch final : public FftBatch {
       case Transform::c2r: Api::exec_c2r(p, in, out); break;
       case Transform::r2r: Api::exec_r2r(p, in, out); break;
     }
+  }
+
+  // A plan made with threads_ threads, run in an OpenMP team of that size (OmpTeam says why).
+  void run_threaded(typename Api::plan p, const void* in, void* out) const {
+    OmpTeam team(threads_);
+    run(p, in, out);
   }
 
   void run_parts(const std::vector<Part>& parts, const void* in, void* out) const {
@@ -306,7 +316,7 @@ class FftwBatch final : public FftBatch {
       // Best of 3 runs each after one to warm up, on the planning arrays (overwritten by
       // measuring anyway).
       void* out = g.in_place ? plan_in : plan_out;
-      const double threaded = best_seconds(1, 3, [&] { run(primary_, plan_in, out); });
+      const double threaded = best_seconds(1, 3, [&] { run_threaded(primary_, plan_in, out); });
       const double split = best_seconds(1, 3, [&] { run_parts(parts, plan_in, out); });
       keep = split < threaded;
     }
@@ -338,6 +348,7 @@ class FftwBatch final : public FftBatch {
   }
 
   Transform transform_;
+  int threads_;  // the threads the primary and unaligned plans were made with
   std::vector<fftw_r2r_kind> kinds_;  // r2r: FFTW's kind per dimension, in FFTW's order
   int in_alignment_, out_alignment_;
   typename Api::plan primary_ = nullptr;

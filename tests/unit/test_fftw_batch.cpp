@@ -5,10 +5,18 @@
 // length (a loop of 10 over 3 threads) and a loop too short to split. Out-of-place c2c and r2c
 // leave their input as it was. VOLFFT_TEST_SPLIT_BATCHES (1: split wherever a loop allows, 0:
 // never) decides each batch; without OpenMP nothing is split and both runs are one plan.
+// With OpenMP, a batch planned with 2 threads runs in 2 threads even where OpenMP's default team
+// is larger (src/backend/omp_team.hpp), and the application's default is left as it was.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <vector>
+
+#if defined(VOLFFT_HAVE_OPENMP)
+#include <dirent.h>
+#include <omp.h>
+#endif
 
 #include "backend/fft_batch.hpp"
 #include "unit/unit_main.hpp"
@@ -109,6 +117,51 @@ void split_batches_match_one_plan() {
     }
 }
 
+#if defined(VOLFFT_HAVE_OPENMP)
+namespace {
+int threads_of_this_process() {
+  int n = 0;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (dirent* entry = readdir(dir))
+      if (entry->d_name[0] != '.') ++n;
+    closedir(dir);
+  }
+  return n;
+}
+}  // namespace
+
+// Runs first: OpenMP's threads, once started, stay, so the count reads the largest team yet.
+// FFTW's OpenMP library runs a threaded plan in a team of OpenMP's default size; without
+// OmpTeam this process would grow to 6 threads (measured: 6), all but 2 spinning idle.
+void threaded_batch_runs_in_its_threads() {
+  const int before = threads_of_this_process();
+  CHECK_MSG(before == 1, "the test expects a process of one thread at its start; it has " << before);
+  omp_set_num_threads(6);  // the application's default team, e.g. OMP_NUM_THREADS=6
+  BatchGeometry g;
+  g.extent = {64, 64, 64};
+  g.real_length = 64;
+  g.axes = {0, 1, 2};
+  g.transform = Transform::c2c_forward;
+  g.in_strides = g.out_strides = {64 * 64, 64, 1};
+  std::vector<std::complex<double>> in(64 * 64 * 64, {1.0, 0.5}), out(in.size());
+  setenv("VOLFFT_TEST_SPLIT_BATCHES", "0", 1);  // FFTW's own threads, not a split
+  auto batch = make_fftw_batch(Precision::float64, g, Effort::measure, 2, in.data(), out.data(), false);
+  unsetenv("VOLFFT_TEST_SPLIT_BATCHES");
+  std::fill(in.begin(), in.end(), std::complex<double>{1.0, 0.5});
+  for (int k = 0; k < 3; ++k) batch->execute(in.data(), out.data());
+  CHECK_MSG(std::abs(out[0] - std::complex<double>(64.0 * 64 * 64, 0.5 * 64 * 64 * 64)) < 1e-6,
+            "the threaded batch's DC term is " << out[0]);
+  const int after = threads_of_this_process();
+  CHECK_MSG(after <= 2, "a batch of 2 threads left the process with " << after
+                                                                       << " threads (OpenMP's team not sized to the batch)");
+  CHECK_MSG(omp_get_max_threads() == 6, "OpenMP's default team is " << omp_get_max_threads() << ", was 6");
+}
+#endif
+
 int main() {
-  return run_unit_tests("fftw_batch", {{"split batches match one plan", split_batches_match_one_plan}});
+  return run_unit_tests("fftw_batch", {
+#if defined(VOLFFT_HAVE_OPENMP)
+                                          {"threaded batch runs in its threads", threaded_batch_runs_in_its_threads},
+#endif
+                                          {"split batches match one plan", split_batches_match_one_plan}});
 }
