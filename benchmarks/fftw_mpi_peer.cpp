@@ -9,6 +9,10 @@
 #include <fftw3.h>
 #endif
 
+#if defined(VOLFFT_BENCH_OPENMP)
+#include <omp.h>
+#endif
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -258,10 +262,23 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
 
 #endif
 
+// FFTW's OpenMP library runs a plan of T threads in a team of OpenMP's default size (every core
+// unless OMP_NUM_THREADS says otherwise), whose members beyond T spin idle at its barrier. A user
+// running FFTW with T threads sets OMP_NUM_THREADS=T; the peer does the same for its own runs
+// (volfft sizes its teams itself, src/backend/omp_team.hpp).
+void peer_team(int threads) {
+#if defined(VOLFFT_BENCH_OPENMP)
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
 template <class A>
 PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk, int howmany,
                        volfft::Effort effort, int threads, bool in_place, int warmup, int iters) {
   A::threads(threads);
+  peer_team(threads);
   const int r = static_cast<int>(shape.size());
   std::vector<int> n(shape.begin(), shape.end());
   std::size_t total = static_cast<std::size_t>(howmany);  // all fields
@@ -297,6 +314,7 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
   A::release(in);
   if (!in_place) A::release(out), A::release(back);
   A::threads(1);
+  peer_team(1);
   t.mode = "FFTW serial " + std::to_string(r) + "-D plan, " + (howmany > 1 ? "howmany " + std::to_string(howmany) + ", " : "") +
            (in_place ? "in-place, " : "out-of-place, ") +
            std::to_string(threads) + " thread(s)";
