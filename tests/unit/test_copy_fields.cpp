@@ -1,6 +1,8 @@
 // kernels::copy_fields against an element-by-element copy: fields outer on both sides, the
 // fields interleaved on either side or both, with and without a transpose between the two sides'
-// fastest axes, odd extents that leave partial tiles, a scale, and one field.
+// fastest axes, odd extents that leave partial tiles, a scale, and one field. kernels::copy_box
+// alone for every element type, with and without a scale, on one thread and on three (boxes
+// above the threading threshold), with extents that leave partial cache-line strips.
 #include <complex>
 #include <string>
 #include <vector>
@@ -56,6 +58,44 @@ void every_layout_pair() {
   check_layouts({1, 40, 19}, 21);  // more fields than a tile's edge
 }
 
+template <class T>
+void check_copy_box(const std::array<Index, 3>& e, Scalar<T> scale, int threads) {
+  const Index n = e[0] * e[1] * e[2];
+  const std::array<std::array<int, 3>, 3> orders{{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}}};
+  for (const auto& so : orders)
+    for (const auto& dord : orders) {
+      const auto ss = strides(e, so, 1), ds = strides(e, dord, 1);
+      std::vector<T> src(n), dst(n, T(-7)), want(n, T(-7));
+      for (Index k = 0; k < n; ++k) src[k] = T(static_cast<Scalar<T>>(k % 1009)) + T(1) / T(4);
+      for (Index x0 = 0; x0 < e[0]; ++x0)
+        for (Index x1 = 0; x1 < e[1]; ++x1)
+          for (Index x2 = 0; x2 < e[2]; ++x2)
+            want[x0 * ds[0] + x1 * ds[1] + x2 * ds[2]] = src[x0 * ss[0] + x1 * ss[1] + x2 * ss[2]] * scale;
+      copy_box(src.data(), ss, dst.data(), ds, e, scale, threads);
+      CHECK_MSG(dst == want, sizeof(T) << "-byte elements, extents " << e[0] << "x" << e[1] << "x" << e[2] << " scale "
+                                       << scale << " threads " << threads << " src order " << so[0] << so[1] << so[2]
+                                       << " dst order " << dord[0] << dord[1] << dord[2]);
+    }
+}
+
+template <class T>
+void check_copy_box_all(Scalar<T> scale) {
+  for (int threads : {1, 3}) {
+    check_copy_box<T>({5, 3, 7}, scale, threads);
+    check_copy_box<T>({17, 2, 33}, scale, threads);     // strips of a partial line
+    check_copy_box<T>({64, 9, 70}, scale, threads);     // above the threading threshold
+  }
+}
+
+void copy_box_every_type_and_scale() {
+  for (int scaled = 0; scaled < 2; ++scaled) {
+    check_copy_box_all<std::complex<double>>(scaled ? 0.5 : 1.0);
+    check_copy_box_all<std::complex<float>>(scaled ? 0.5f : 1.0f);
+    check_copy_box_all<double>(scaled ? 0.5 : 1.0);
+    check_copy_box_all<float>(scaled ? 0.5f : 1.0f);
+  }
+}
+
 void empty_boxes_copy_nothing() {
   std::vector<C> src(8, C(1, 1)), dst(8, C(0, 0));
   copy_fields(src.data(), {4, 2, 1}, 1, dst.data(), {4, 2, 1}, 1, {0, 2, 2}, 2, 1.0, 1);
@@ -67,5 +107,6 @@ void empty_boxes_copy_nothing() {
 
 int main() {
   return volfft_test::run_unit_tests("copy_fields", {{"every_layout_pair", every_layout_pair},
+                                                     {"copy_box_every_type_and_scale", copy_box_every_type_and_scale},
                                                      {"empty_boxes_copy_nothing", empty_boxes_copy_nothing}});
 }
