@@ -41,6 +41,18 @@ double max_over(MPI_Comm comm, double t) {
   return m;
 }
 
+// FFTW's OpenMP library runs a plan of T threads in a team of OpenMP's default size (every core
+// unless OMP_NUM_THREADS says otherwise), whose members beyond T spin idle at its barrier. A user
+// running FFTW with T threads sets OMP_NUM_THREADS=T; the peer's threads() does the same (volfft
+// sizes its teams itself, src/backend/omp_team.hpp).
+void peer_team(int threads) {
+#if defined(VOLFFT_BENCH_OPENMP)
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
 // The FFTW (-MPI) API for one precision.
 struct D {
   using real = double;
@@ -86,6 +98,7 @@ struct D {
   static void threads(int t) {
     fftw_init_threads();
     fftw_plan_with_nthreads(t);
+    peer_team(t);
   }
   static void execute(plan p) { fftw_execute(p); }
   static void destroy(plan p) { fftw_destroy_plan(p); }
@@ -134,6 +147,7 @@ struct F {
   static void threads(int t) {
     fftwf_init_threads();
     fftwf_plan_with_nthreads(t);
+    peer_team(t);
   }
   static void execute(plan p) { fftwf_execute(p); }
   static void destroy(plan p) { fftwf_destroy_plan(p); }
@@ -262,23 +276,10 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
 
 #endif
 
-// FFTW's OpenMP library runs a plan of T threads in a team of OpenMP's default size (every core
-// unless OMP_NUM_THREADS says otherwise), whose members beyond T spin idle at its barrier. A user
-// running FFTW with T threads sets OMP_NUM_THREADS=T; the peer does the same for its own runs
-// (volfft sizes its teams itself, src/backend/omp_team.hpp).
-void peer_team(int threads) {
-#if defined(VOLFFT_BENCH_OPENMP)
-  omp_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-}
-
 template <class A>
 PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk, int howmany,
                        volfft::Effort effort, int threads, bool in_place, int warmup, int iters) {
   A::threads(threads);
-  peer_team(threads);
   const int r = static_cast<int>(shape.size());
   std::vector<int> n(shape.begin(), shape.end());
   std::size_t total = static_cast<std::size_t>(howmany);  // all fields
@@ -314,7 +315,6 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
   A::release(in);
   if (!in_place) A::release(out), A::release(back);
   A::threads(1);
-  peer_team(1);
   t.mode = "FFTW serial " + std::to_string(r) + "-D plan, " + (howmany > 1 ? "howmany " + std::to_string(howmany) + ", " : "") +
            (in_place ? "in-place, " : "out-of-place, ") +
            std::to_string(threads) + " thread(s)";
