@@ -9,9 +9,9 @@
 // cores: measured there (2026-11-26), c2c 256^3 at 4 ranks x 4 threads planned for 56 s (0.7 s
 // at 16 x 1) and ran slower than 16 x 1. The other way round, under OMP_NUM_THREADS=1 (which
 // many HPC sites set for MPI jobs) a plan of k threads ran on one. Setting the team size to the
-// plan's threads while
-// FFTW plans and executes makes the team exactly the threads the plan was given. The setting is
-// the calling thread's own (OpenMP's nthreads-var), so the application's is restored after.
+// plan's threads while FFTW plans and executes makes the team exactly the threads the plan was
+// given. The setting is the calling thread's own (OpenMP's nthreads-var), so the application's
+// is restored after.
 #if defined(VOLFFT_HAVE_OPENMP)
 #include <omp.h>
 #endif
