@@ -2,7 +2,8 @@
 // fields interleaved on either side or both, with and without a transpose between the two sides'
 // fastest axes, odd extents that leave partial tiles, a scale, and one field. kernels::copy_box
 // alone for every element type, with and without a scale, on one thread and on three (boxes
-// above the threading threshold), with extents that leave partial cache-line strips.
+// above the threading threshold), with extents that leave partial cache-line strips, into
+// contiguous and strided destination rows.
 #include <complex>
 #include <string>
 #include <vector>
@@ -63,19 +64,20 @@ void check_copy_box(const std::array<Index, 3>& e, Scalar<T> scale, int threads)
   const Index n = e[0] * e[1] * e[2];
   const std::array<std::array<int, 3>, 3> orders{{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}}};
   for (const auto& so : orders)
-    for (const auto& dord : orders) {
-      const auto ss = strides(e, so, 1), ds = strides(e, dord, 1);
-      std::vector<T> src(n), dst(n, T(-7)), want(n, T(-7));
-      for (Index k = 0; k < n; ++k) src[k] = T(static_cast<Scalar<T>>(k % 1009)) + T(1) / T(4);
-      for (Index x0 = 0; x0 < e[0]; ++x0)
-        for (Index x1 = 0; x1 < e[1]; ++x1)
-          for (Index x2 = 0; x2 < e[2]; ++x2)
-            want[x0 * ds[0] + x1 * ds[1] + x2 * ds[2]] = src[x0 * ss[0] + x1 * ss[1] + x2 * ss[2]] * scale;
-      copy_box(src.data(), ss, dst.data(), ds, e, scale, threads);
-      CHECK_MSG(dst == want, sizeof(T) << "-byte elements, extents " << e[0] << "x" << e[1] << "x" << e[2] << " scale "
-                                       << scale << " threads " << threads << " src order " << so[0] << so[1] << so[2]
-                                       << " dst order " << dord[0] << dord[1] << dord[2]);
-    }
+    for (const auto& dord : orders)
+      for (Index dst_unit : {1, 2}) {  // 2: every other element (a strided destination row)
+        const auto ss = strides(e, so, 1), ds = strides(e, dord, dst_unit);
+        std::vector<T> src(n), dst(n * dst_unit, T(-7)), want(n * dst_unit, T(-7));
+        for (Index k = 0; k < n; ++k) src[k] = T(static_cast<Scalar<T>>(k % 1009)) + T(1) / T(4);
+        for (Index x0 = 0; x0 < e[0]; ++x0)
+          for (Index x1 = 0; x1 < e[1]; ++x1)
+            for (Index x2 = 0; x2 < e[2]; ++x2)
+              want[x0 * ds[0] + x1 * ds[1] + x2 * ds[2]] = src[x0 * ss[0] + x1 * ss[1] + x2 * ss[2]] * scale;
+        copy_box(src.data(), ss, dst.data(), ds, e, scale, threads);
+        CHECK_MSG(dst == want, sizeof(T) << "-byte elements, extents " << e[0] << "x" << e[1] << "x" << e[2] << " scale "
+                                         << scale << " threads " << threads << " src order " << so[0] << so[1] << so[2]
+                                         << " dst order " << dord[0] << dord[1] << dord[2] << " dst stride " << dst_unit);
+      }
 }
 
 template <class T>
