@@ -51,12 +51,14 @@ Transfer transfer_of(const core::ExchangeGeometry& geometry, bool backward);
 /// How an engine cuts the compute of the stage it follows: `chunks` pieces of `planes` planes
 /// along `axis` (chunk_of); one piece, the whole array, for engines that do not overlap.
 /// `destination_per_chunk`: the engine also runs the next stage's compute chunk by chunk as
-/// the chunks arrive (StageWork::destination).
+/// the chunks arrive (StageWork::destination). `source_whole`: the chunks are the next stage's
+/// only; the source stage's compute runs as one piece (StageWork::source(0) on the whole array).
 struct Chunking {
   int axis = 0;
   Index planes = 0;  ///< 0: one chunk, the whole box
   int chunks = 1;
   bool destination_per_chunk = false;
+  bool source_whole = false;
 };
 
 /// `box` cut to planes [box.lo[axis] + k*planes, ...) along `axis` (empty past the end); the

@@ -51,12 +51,11 @@ class Packer {
                      T* dst, real scale) const {
     for (int m : members) unpack_part(received + offsets[m], t_.recv[m], dst, scale);
   }
-  /// The block from member m read in place from its array (`block`: its first element,
-  /// `strides`: that array's), into `dst`.
-  /// Its fields lie `field_stride` elements apart there (a partner's buffer: its array's size).
-  void unpack_strided(const T* block, const std::array<Index, 3>& strides, Index field_stride, int m, T* dst,
+  /// Box `b` (a member's block, or part of one) read in place from the member's array (`block`:
+  /// b's first element there, `strides`: that array's), into `dst`. Its fields lie
+  /// `field_stride` elements apart there (a partner's buffer: its array's size).
+  void unpack_strided(const T* block, const std::array<Index, 3>& strides, Index field_stride, const Box& b, T* dst,
                       real scale) const {
-    const Box& b = t_.recv[m];
     kernels::copy_fields(block, strides, field_stride, dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_,
                          t_.to_fields.stride, extents(b), t_.to_fields.count, scale, threads_);
   }

@@ -135,10 +135,11 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
       }
       mpi::agree_or_throw(all, problem);
       const exchange::Chunking c = pos.exchange->chunking();
-      for (int k = 0; k < c.chunks; ++k)
+      const int source_chunks = c.source_whole ? 1 : c.chunks;
+      for (int k = 0; k < source_chunks; ++k)
         pos.ops.push_back(make_stage_ops(bp, options, pos.stage, !forward,
-                                         exchange::chunk_of(st.box_in, c.axis, k, c.planes), plan_in, plan_out,
-                                         user_array));
+                                         exchange::chunk_of(st.box_in, c.axis, k, c.source_whole ? 0 : c.planes),
+                                         plan_in, plan_out, user_array));
       if (c.destination_per_chunk) {
         const std::size_t next = stage_at(bp, forward, q + 1);
         const bool next_user = core::array_of(bp, forward, next).user_output;

@@ -4,7 +4,13 @@
 // with rank orders that interleave the nodes across the grid, with a user workspace (the
 // staging fallback) and on a sub-communicator; its workspace on one node and on several. Run at
 // np 1, 2, 3 and 4 by ctest, and with --quick (small shapes) at np 5.
+//
+// --chunk-bytes B: the engine's transform on arrival (src/exchange/node.cpp) cut into chunks of
+// about B bytes on every array, however small (VOLFFT_TEST_NODE_CHUNK_BYTES), instead of only
+// where its rule chooses it; ctest runs B = 1 (one plane a chunk) and B = 3000 (several planes,
+// the last chunk shorter). Without it, shapes large enough for the rule itself run too.
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 
 #include "mpi/transform_check.hpp"
@@ -22,7 +28,13 @@ std::string grid_text(std::array<int, 2> g) { return std::to_string(g[0]) + "x" 
 int main(int argc, char** argv) {
   // --quick: the small shapes only (for the odd process counts, which run oversubscribed).
   const bool quick = has_flag(argc, argv, "--quick");
-  return run_mpi_test(argc, argv, [quick](int rank, int size) {
+  bool forced_chunks = false;
+  for (int k = 1; k + 1 < argc; ++k)
+    if (std::string(argv[k]) == "--chunk-bytes") {
+      setenv("VOLFFT_TEST_NODE_CHUNK_BYTES", argv[k + 1], 1);  // before any plan reads it
+      forced_chunks = true;
+    }
+  return run_mpi_test(argc, argv, [quick, forced_chunks](int rank, int size) {
     std::vector<std::vector<Index>> shapes3 = shared_shapes3();
     std::vector<std::vector<Index>> shapes2 = shared_shapes2();
     if (quick) {
@@ -144,6 +156,27 @@ int main(int argc, char** argv) {
       }
       MPI_Comm_free(&part);
     }
+    // Arrays large enough that the engine's own rule transforms the last stage chunk by chunk
+    // on one node (planes of at most 256 KiB, arrays of at least 1 MiB a rank), slabs and
+    // pencils, both layouts (natural: the slowest axis is the transformed one, no chunks), and
+    // with threads.
+    if (!quick && !forced_chunks)
+      for (Kind kind : {Kind::c2c, Kind::r2c})
+        for (Layout layout : {Layout::transposed, Layout::natural})
+          for (int threads : {1, 2})
+            for (auto g : grids) {
+              Options o;
+              o.engine = Engine::node;
+              o.effort = Effort::estimate;
+              o.layout = layout;
+              o.threads = threads;
+              o.grid = g;
+              const std::vector<Index> shape{64, 72, 66};
+              check_transform<double>(MPI_COMM_WORLD, shape, kind, o,
+                                      shape_text(shape, kind, "double") + " grid " + grid_text(g) + " " +
+                                          to_string(layout) + " threads " + std::to_string(threads));
+              ++cases;
+            }
     if (rank == 0) std::printf("%d node-engine cases\n", cases);
   });
 }
