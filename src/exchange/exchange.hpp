@@ -92,6 +92,10 @@ struct Setup {
   void* src = nullptr;
   void* send = nullptr;
   void* receive = nullptr;
+  /// The destination stage's array when it is one of the plan's buffers (the same array every
+  /// call), else null (the user's output, given per call): engine node may then write into the
+  /// partners' destination arrays instead of reading their source arrays.
+  void* destination = nullptr;
   /// The axes the source and destination stages transform (a chunk must hold whole lines), and
   /// whether the destination stage is the direction's last (only that one may be transformed
   /// per chunk on arrival).

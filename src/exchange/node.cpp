@@ -21,6 +21,14 @@
 // destination array's slowest axis, which the stage does not transform): each chunk is
 // transformed right after its copies, while it is still in cache, instead of one pass that
 // writes the whole destination and another that reads it back for the FFTs (arrival_chunks).
+//
+// Push: when the whole group shares the node and every member's destination array is one of
+// its plan buffers in the shared workspace (not the user's output), each rank writes its blocks
+// straight into the members' destination arrays instead, chunk by chunk of its own source
+// stage, right after that chunk's FFTs (push_chunks): the FFT results are copied out while in
+// cache, not written to memory and read back after a fence. Fences: one before the source
+// compute (every destination array is free: its owner has reached this exchange, so is done
+// with its earlier stages and calls), one after the writes (every destination is complete).
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -48,13 +56,23 @@ class NodeExchange final : public Exchange {
     MPI_Comm_size(node_, &node_size_);
     MPI_Comm_rank(node_, &node_rank);
 
-    // Who shares this node, and does every one of them hold its source array in the same
-    // shared workspace? Fields: member, in workspace, workspace id, rank in it, byte offset.
-    constexpr int F = 5;
-    mpi::SharedLocation here;
+    // Who shares this node, and does every one of them hold its source array (and its
+    // destination array, when that is a plan buffer) in the same shared workspace? Fields:
+    // member, then for the source and the destination: in workspace, workspace id, rank in it,
+    // byte offset.
+    constexpr int F = 9;
+    mpi::SharedLocation here, there;
     const bool in_shared = node_size_ > 1 && src_ != nullptr && mpi::find_shared(src_, here);
-    const long long mine[F] = {t.member, in_shared ? 1 : 0, in_shared ? here.workspace->id() : -1,
-                               in_shared ? here.workspace->node_rank() : 0, static_cast<long long>(here.offset)};
+    const bool to_shared = node_size_ > 1 && setup.destination != nullptr && mpi::find_shared(setup.destination, there);
+    const long long mine[F] = {t.member,
+                               in_shared ? 1 : 0,
+                               in_shared ? here.workspace->id() : -1,
+                               in_shared ? here.workspace->node_rank() : 0,
+                               static_cast<long long>(here.offset),
+                               to_shared ? 1 : 0,
+                               to_shared ? there.workspace->id() : -1,
+                               to_shared ? there.workspace->node_rank() : 0,
+                               static_cast<long long>(there.offset)};
     std::vector<long long> all(static_cast<std::size_t>(F) * node_size_);
     mpi::check(MPI_Allgather(mine, F, MPI_LONG_LONG, all.data(), F, MPI_LONG_LONG, node_),
               "MPI_Allgather");
@@ -90,7 +108,29 @@ class NodeExchange final : public Exchange {
       }
     }
     set_up_remote(t, group, direct, on_node);
-    chunks_ = arrival_chunks(setup);
+    // Push where every member's destination is in one shared workspace (decided from the
+    // gathered fields alone, so every member of the node takes the same protocol); the whole
+    // group on the node, no padding (its truncating steps write the user's output).
+    bool push = node_size_ > 1 && node_size_ == t.size() && setup.options.spectral_shape.empty();
+    for (int q = 0; q < node_size_; ++q) push = push && all[q * F + 5] == 1 && all[q * F + 6] == all[6];
+    if (push) {
+      for (int q = 0; q < node_size_; ++q) {
+        const int m = static_cast<int>(all[q * F]);
+        if (m == t.member || t.send[m].empty()) continue;
+        Target target;
+        target.member = m;
+        target.array = reinterpret_cast<T*>(static_cast<unsigned char*>(there.workspace->segment(static_cast<int>(all[q * F + 7]))) +
+                                            all[q * F + 8]);
+        target.storage = t.member_to_storage[m];
+        target.strides = core::strides_of(target.storage, t.to_order, t.to_fields.unit);
+        target.field_stride = t.to_fields.unit > 1 ? 1 : target.storage.size();
+        targets_.push_back(target);
+      }
+      push_ = true;
+      chunks_ = push_chunks(setup);
+    } else {
+      chunks_ = arrival_chunks(setup);
+    }
   }
 
   Chunking chunking() const override { return chunks_; }
@@ -105,10 +145,14 @@ class NodeExchange final : public Exchange {
   }
 
   void run(void* dst_void, double scale, StageWork& work, ExchangeTimes& times) override {
-    compute_whole(work, times);
     T* dst = static_cast<T*>(dst_void);
     const Transfer& t = packer_.transfer();
     const auto s = static_cast<kernels::Scalar<T>>(scale);
+    if (push_) {
+      run_push(dst, s, work, times);
+      return;
+    }
+    compute_whole(work, times);
     if (chunks_.destination_per_chunk) {
       run_chunked(dst, s, work, times);
       return;
@@ -144,6 +188,15 @@ class NodeExchange final : public Exchange {
     Box storage;               // the box that array holds
     std::array<Index, 3> strides{};
     Index field_stride = 0;  // the partner's fields lie this far apart
+  };
+
+  // A member whose destination array this rank writes into (push).
+  struct Target {
+    int member = 0;
+    T* array = nullptr;  // its destination array, mapped here
+    Box storage;         // the box that array holds
+    std::array<Index, 3> strides{};
+    Index field_stride = 0;
   };
 
   // Box b (part of the partner's block for this rank) from the partner's array into dst.
@@ -205,6 +258,65 @@ class NodeExchange final : public Exchange {
     c.destination_per_chunk = true;
     c.source_whole = true;
     return c;
+  }
+
+  // Push (see the top of the file): chunks of planes of the source array's slowest axis that
+  // its stage does not transform, under the same limits as arrival_chunks; not where that axis
+  // is the destination arrays' fastest (each chunk would write a little of every cache line
+  // there). Else one chunk: the whole source compute, then the writes.
+  Chunking push_chunks(const Setup& setup) const {
+    Chunking c;
+    const Transfer& t = setup.transfer;
+    if (t.from_box.empty()) return c;
+    int axis = -1;
+    for (int a : t.from_order)
+      if (t.from_box.extent(a) > 1) {
+        axis = a;
+        break;
+      }
+    const auto& transformed = setup.source_axes;
+    if (axis < 0 || axis == t.to_order[2] || std::find(transformed.begin(), transformed.end(), axis) != transformed.end())
+      return c;
+    const Index extent = t.from_box.extent(axis);
+    const Index plane = static_cast<Index>(sizeof(T)) * (t.from_box.size() / extent) * t.from_fields.count;
+    bool forced = false;
+    const Index target = chunk_bytes(setup.options.threads, forced);
+    if (!forced && (plane * extent < 4 * target || plane > target)) return c;
+    c.axis = axis;
+    c.planes = std::max<Index>(1, target / plane);
+    c.chunks = static_cast<int>((extent + c.planes - 1) / c.planes);
+    if (c.chunks < 2) return Chunking{};
+    return c;
+  }
+
+  void run_push(T* dst, kernels::Scalar<T> s, StageWork& work, ExchangeTimes& times) {
+    const Transfer& t = packer_.transfer();
+    const double t0 = now();
+    fence();  // every member's destination array is free
+    double waited = now() - t0, compute = 0, copy_own = 0, copy_out = 0;
+    for (int k = 0; k < chunks_.chunks; ++k) {
+      const double a = now();
+      work.source(k);
+      const double b = now();
+      const Box chunk = chunk_of(t.from_box, chunks_.axis, k, chunks_.planes);
+      const Box own = t.send[t.member].intersect(chunk);
+      if (!own.empty()) packer_.copy_own_part(src_, own, dst, s);
+      const double c = now();
+      for (const Target& q : targets_) {
+        const Box part = t.send[q.member].intersect(chunk);
+        if (part.empty()) continue;
+        packer_.copy_out(src_, part, q.array + core::offset_of(part, q.storage, q.strides), q.strides, q.field_stride, s);
+      }
+      compute += b - a, copy_own += c - b, copy_out += now() - c;
+    }
+    const double t1 = now();
+    fence();  // every member's destination array is complete
+    waited += now() - t1;
+    // Phases: the source FFTs their own, the own block the pack, the writes into the partners'
+    // arrays and the fences the exchange.
+    times.compute_source += compute;
+    times.pack += copy_own;
+    times.exchange += copy_out + waited;
   }
 
   // Every member on this node: the partners' blocks and this rank's own, chunk by chunk of the
@@ -269,7 +381,9 @@ class NodeExchange final : public Exchange {
   int node_size_ = 1;
   std::unique_ptr<mpi::SharedWorkspace> staging_;  // copies of the source arrays (fallback only)
   std::vector<Peer> peers_;
-  Chunking chunks_;  // one chunk, or the next stage's FFTs on arrival (arrival_chunks)
+  Chunking chunks_;  // one chunk, the next stage's FFTs on arrival (arrival_chunks) or push_chunks
+  bool push_ = false;  // write into the members' destination arrays (see the top of the file)
+  std::vector<Target> targets_;  // push: the partners, their destination arrays
   PairwiseBlocks remote_;  // the messages to and from members on other nodes
   T* receive_area_ = nullptr;
   bool receive_early_ = true;

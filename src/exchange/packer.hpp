@@ -74,6 +74,14 @@ class Packer {
                          dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, extents(b),
                          t_.to_fields.count, scale, threads_);
   }
+  /// Box b of the source array `src` into another member's destination array (`dst`: b's first
+  /// element there, `strides`, fields `field_stride` apart): engine node's writes into its
+  /// partners' arrays in node shared memory.
+  void copy_out(const T* src, const Box& b, T* dst, const std::array<Index, 3>& strides, Index field_stride,
+                real scale) const {
+    kernels::copy_fields(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, t_.from_fields.stride,
+                         dst, strides, field_stride, extents(b), t_.from_fields.count, scale, threads_);
+  }
   void copy_own_part(const T* src, const Box& b, T* dst, real scale) const {
     kernels::copy_fields(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, t_.from_fields.stride,
                          dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, extents(b),
