@@ -119,8 +119,8 @@ class NodeExchange final : public Exchange {
         if (m == t.member || t.send[m].empty()) continue;
         Target target;
         target.member = m;
-        target.array = reinterpret_cast<T*>(static_cast<unsigned char*>(there.workspace->segment(static_cast<int>(all[q * F + 7]))) +
-                                            all[q * F + 8]);
+        unsigned char* segment = static_cast<unsigned char*>(there.workspace->segment(static_cast<int>(all[q * F + 7])));
+        target.array = reinterpret_cast<T*>(segment + all[q * F + 8]);
         target.storage = t.member_to_storage[m];
         target.strides = core::strides_of(target.storage, t.to_order, t.to_fields.unit);
         target.field_stride = t.to_fields.unit > 1 ? 1 : target.storage.size();
