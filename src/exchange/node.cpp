@@ -205,15 +205,15 @@ class NodeExchange final : public Exchange {
     packer_.unpack_strided(p.array + core::offset_of(b, p.storage, p.strides), p.strides, p.field_stride, b, dst, s);
   }
 
-  // Bytes of destination a chunk should hold: about what a core's L2 cache keeps while a chunk
-  // is copied in and transformed in place (256 KiB per thread). No chunks for an array a few
-  // times that size, which stays in cache anyway, nor where one plane is larger: measured at
-  // np 2 (c2c 256^3, 1 MiB planes; r2c 256^3, 0.5 MiB), the copies of one-plane chunks took
-  // twice as long as the whole copy, more than the FFTs gained (their FFTs evict the partners'
-  // next rows, which the whole copy finds in cache), while at 128^3 (0.13-0.25 MiB planes) the
-  // forward's copies stayed as fast and its last FFTs took 0.57 instead of 1.1 ms (r2c) and 1.2
-  // instead of 1.6 ms (c2c). VOLFFT_TEST_NODE_CHUNK_BYTES = B (> 0) sets B and drops both
-  // limits, so that the tests run this path on small arrays; users have no reason to set it.
+  // Bytes a chunk should hold: about what a core's L2 cache keeps while a chunk is copied and
+  // transformed in place (256 KiB per thread). No chunks for an array a few times that size,
+  // which stays in cache anyway, nor where one plane is larger: measured at np 2 (c2c 256^3,
+  // 1 MiB planes; r2c 256^3, 0.5 MiB), one-plane chunks gained nothing (c2c forward 91-95 ms
+  // against 86-99 whole: the copies took 29-35 ms against 17-25, the last FFTs 13-14 against
+  // 12-25), while at 128^3 (0.13-0.25 MiB planes) the forward's copies stayed as fast and its
+  // last FFTs took 0.57 instead of 1.1 ms (r2c) and 1.2 instead of 1.6 ms (c2c).
+  // VOLFFT_TEST_NODE_CHUNK_BYTES = B (> 0) sets B and drops both limits, so that the tests run
+  // these paths on small arrays; users have no reason to set it.
   static Index chunk_bytes(int threads, bool& forced) {
     const char* env = std::getenv("VOLFFT_TEST_NODE_CHUNK_BYTES");
     const long long b = env ? std::atoll(env) : 0;
@@ -221,72 +221,56 @@ class NodeExchange final : public Exchange {
     return forced ? static_cast<Index>(b) : Index{256} * 1024 * std::max(1, threads);
   }
 
-  // Transform on arrival (see the top of the file): chunks of planes of the destination array's
-  // slowest axis with more than one plane, when the next stage is the direction's last (only
-  // that one is not read again by a following exchange), does not transform that axis, and is
-  // not padded (its truncating steps write the output themselves), and the whole group is on
-  // this node (blocks from other nodes arrive whole, through MPI). Else one chunk: copy, then
-  // the plan runs the next stage on the whole array.
-  Chunking arrival_chunks(const Setup& setup) const {
-    Chunking c;
-    const Transfer& t = setup.transfer;
-    if (!setup.destination_is_last || node_size_ < 2 || node_size_ != t.size() || !setup.options.spectral_shape.empty() ||
-        t.to_box.empty())
-      return c;
+  // Chunks of planes of `box` (an array in memory order `order`, `count` fields) along its
+  // slowest axis with more than one plane, unless its stage transforms that axis
+  // (`transformed`) or it is `avoid`, the other array's fastest: a chunk would then read or
+  // write a few elements of every cache line there, each line once per chunk (measured: the
+  // slab backward's copies took 3x as long with one-plane chunks, and still 1.3x with chunks a
+  // cache line thick, more than the FFTs gained). Within chunk_bytes' limits; else one chunk.
+  static Chunking planes_of(const Box& box, const core::Order& order, Index count, const std::vector<int>& transformed,
+                            int avoid, int threads) {
+    if (box.empty()) return {};
     int axis = -1;
-    for (int a : t.to_order)
-      if (t.to_box.extent(a) > 1) {
+    for (int a : order)
+      if (box.extent(a) > 1) {
         axis = a;
         break;
       }
-    const auto& transformed = setup.destination_axes;
-    if (axis < 0 || std::find(transformed.begin(), transformed.end(), axis) != transformed.end()) return c;
-    const Index extent = t.to_box.extent(axis);
-    const Index plane = static_cast<Index>(sizeof(T)) * (t.to_box.size() / extent) * t.to_fields.count;
+    if (axis < 0 || axis == avoid || std::find(transformed.begin(), transformed.end(), axis) != transformed.end())
+      return {};
+    const Index extent = box.extent(axis);
+    const Index plane = static_cast<Index>(sizeof(T)) * (box.size() / extent) * count;
     bool forced = false;
-    const Index target = chunk_bytes(setup.options.threads, forced);
-    if (!forced && (plane * extent < 4 * target || plane > target)) return c;
-    // Nor where that axis is the source arrays' fastest: a chunk would then read a few elements
-    // of every cache line of the partners' arrays, each line once per chunk (measured: the slab
-    // backward's copies took 3x as long with one-plane chunks, and still 1.3x with chunks a
-    // cache line thick, more than the FFTs gained).
-    if (t.from_order[2] == axis) return c;
+    const Index target = chunk_bytes(threads, forced);
+    if (!forced && (plane * extent < 4 * target || plane > target)) return {};
+    Chunking c;
     c.axis = axis;
     c.planes = std::max<Index>(1, target / plane);
     c.chunks = static_cast<int>((extent + c.planes - 1) / c.planes);
-    if (c.chunks < 2) return Chunking{};
-    c.destination_per_chunk = true;
-    c.source_whole = true;
+    return c.chunks < 2 ? Chunking{} : c;
+  }
+
+  // Transform on arrival (see the top of the file): chunks of the destination array, when the
+  // next stage is the direction's last (only that one is not read again by a following
+  // exchange) and is not padded (its truncating steps write the output themselves), and the
+  // whole group is on this node (blocks from other nodes arrive whole, through MPI). Else one
+  // chunk: copy, then the plan runs the next stage on the whole array.
+  Chunking arrival_chunks(const Setup& setup) const {
+    const Transfer& t = setup.transfer;
+    if (!setup.destination_is_last || node_size_ < 2 || node_size_ != t.size() || !setup.options.spectral_shape.empty())
+      return {};
+    Chunking c = planes_of(t.to_box, t.to_order, t.to_fields.count, setup.destination_axes, t.from_order[2],
+                           setup.options.threads);
+    c.destination_per_chunk = c.source_whole = c.chunks > 1;
     return c;
   }
 
-  // Push (see the top of the file): chunks of planes of the source array's slowest axis that
-  // its stage does not transform, under the same limits as arrival_chunks; not where that axis
-  // is the destination arrays' fastest (each chunk would write a little of every cache line
-  // there). Else one chunk: the whole source compute, then the writes.
+  // Push (see the top of the file): chunks of this rank's source array, transformed one by one
+  // and written out. Else one chunk: the whole source compute, then the writes.
   Chunking push_chunks(const Setup& setup) const {
-    Chunking c;
     const Transfer& t = setup.transfer;
-    if (t.from_box.empty()) return c;
-    int axis = -1;
-    for (int a : t.from_order)
-      if (t.from_box.extent(a) > 1) {
-        axis = a;
-        break;
-      }
-    const auto& transformed = setup.source_axes;
-    if (axis < 0 || axis == t.to_order[2] || std::find(transformed.begin(), transformed.end(), axis) != transformed.end())
-      return c;
-    const Index extent = t.from_box.extent(axis);
-    const Index plane = static_cast<Index>(sizeof(T)) * (t.from_box.size() / extent) * t.from_fields.count;
-    bool forced = false;
-    const Index target = chunk_bytes(setup.options.threads, forced);
-    if (!forced && (plane * extent < 4 * target || plane > target)) return c;
-    c.axis = axis;
-    c.planes = std::max<Index>(1, target / plane);
-    c.chunks = static_cast<int>((extent + c.planes - 1) / c.planes);
-    if (c.chunks < 2) return Chunking{};
-    return c;
+    return planes_of(t.from_box, t.from_order, t.from_fields.count, setup.source_axes, t.to_order[2],
+                     setup.options.threads);
   }
 
   void run_push(T* dst, kernels::Scalar<T> s, StageWork& work, ExchangeTimes& times) {
