@@ -36,7 +36,8 @@ enum class Engine {
   pipelined,  ///< FFTs of chunks of planes overlapped with their non-blocking exchanges
   persistent, ///< MPI-4 persistent MPI_Alltoallv_init, set up once per plan (where available)
   node,       ///< two-level: ranks sharing a node read each other's stage arrays directly from
-              ///< node shared memory (one strided copy); other nodes through MPI
+              ///< node shared memory, or write into them (one strided copy, chunk by chunk
+              ///< with the neighbouring stage's FFTs where that helps); other nodes through MPI
 };
 
 /// Memory order of the forward output (x-pencils).
