@@ -206,7 +206,8 @@ class NodeExchange final : public Exchange {
   }
 
   // Bytes a chunk should hold: about what a core's L2 cache keeps while a chunk is copied and
-  // transformed in place (256 KiB per thread). No chunks for an array a few times that size,
+  // transformed in place (256 KiB per thread; chunks are only used without threads unless the
+  // tests force them, see planes_of). No chunks for an array a few times that size,
   // which stays in cache anyway, nor where one plane is larger: measured at np 2 (c2c 256^3,
   // 1 MiB planes; r2c 256^3, 0.5 MiB), one-plane chunks gained nothing (c2c forward 91-95 ms
   // against 86-99 whole: the copies took 29-35 ms against 17-25, the last FFTs 13-14 against
@@ -242,7 +243,10 @@ class NodeExchange final : public Exchange {
     const Index plane = static_cast<Index>(sizeof(T)) * (box.size() / extent) * count;
     bool forced = false;
     const Index target = chunk_bytes(threads, forced);
-    if (!forced && (plane * extent < 4 * target || plane > target)) return {};
+    // Nor with threads: every chunk starts its own parallel regions (copies, FFTs), which was
+    // not measured to pay (the 2-core machine here has no room for ranks x threads), and where
+    // ranks x threads exceed the cores each region waits for descheduled threads.
+    if (!forced && (threads > 1 || plane * extent < 4 * target || plane > target)) return {};
     Chunking c;
     c.axis = axis;
     c.planes = std::max<Index>(1, target / plane);

@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
     // Arrays large enough that the engine's own rule transforms the last stage chunk by chunk
     // on one node (planes of at most 256 KiB, arrays of at least 1 MiB a rank), slabs and
     // pencils, both layouts (natural: the slowest axis is the transformed one, no chunks), and
-    // with threads.
+    // with threads (which the rule leaves whole).
     if (!quick && !forced_chunks)
       for (Kind kind : {Kind::c2c, Kind::r2c})
         for (Layout layout : {Layout::transposed, Layout::natural})
