@@ -159,9 +159,7 @@ class NodeExchange final : public Exchange {
     }
     double t0 = now();
     packer_.pack_blocks(src_, remote_.sends, remote_.send_offsets, send_);
-    if (staging_ && staging_->bytes() > 0)
-      std::memcpy(staging_->data(), static_cast<const void*>(src_),
-                  sizeof(T) * static_cast<std::size_t>(t.count(t.from_box)));
+    stage_source();
     packer_.copy_own(src_, dst, s);
     double t1 = now();
     if (receive_early_) mpi::start_all(receives_);
@@ -198,6 +196,14 @@ class NodeExchange final : public Exchange {
     std::array<Index, 3> strides{};
     Index field_stride = 0;
   };
+
+  // The fallback (see the top of the file): the source array into this rank's shared staging
+  // copy, which the partners read instead.
+  void stage_source() {
+    if (staging_ && staging_->bytes() > 0)
+      std::memcpy(staging_->data(), static_cast<const void*>(src_),
+                  sizeof(T) * static_cast<std::size_t>(packer_.transfer().count(packer_.transfer().from_box)));
+  }
 
   // Box b (part of the partner's block for this rank) from the partner's array into dst.
   void unpack_peer(const Peer& p, const Box& b, T* dst, kernels::Scalar<T> s) const {
@@ -312,9 +318,7 @@ class NodeExchange final : public Exchange {
   void run_chunked(T* dst, kernels::Scalar<T> s, StageWork& work, ExchangeTimes& times) {
     const Transfer& t = packer_.transfer();
     const double t0 = now();
-    if (staging_ && staging_->bytes() > 0)
-      std::memcpy(staging_->data(), static_cast<const void*>(src_),
-                  sizeof(T) * static_cast<std::size_t>(t.count(t.from_box)));
+    stage_source();
     const double t1 = now();
     fence();  // partners' source arrays are complete
     double copy_own = t1 - t0, copy_peers = now() - t1, transform = 0;

@@ -70,9 +70,7 @@ class Packer {
                          real(1), threads_);
   }
   void unpack_part(const T* packed, const Box& b, T* dst, real scale) const {
-    kernels::copy_fields(packed, core::strides_of(b, t_.from_order), b.size(),
-                         dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, extents(b),
-                         t_.to_fields.count, scale, threads_);
+    unpack_strided(packed, core::strides_of(b, t_.from_order), b.size(), b, dst, scale);
   }
   /// Box b of the source array `src` into another member's destination array (`dst`: b's first
   /// element there, `strides`, fields `field_stride` apart): engine node's writes into its
@@ -83,9 +81,7 @@ class Packer {
                          dst, strides, field_stride, extents(b), t_.from_fields.count, scale, threads_);
   }
   void copy_own_part(const T* src, const Box& b, T* dst, real scale) const {
-    kernels::copy_fields(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, t_.from_fields.stride,
-                         dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, extents(b),
-                         t_.from_fields.count, scale, threads_);
+    copy_out(src, b, dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, scale);
   }
 
  private:

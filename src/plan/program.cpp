@@ -125,7 +125,8 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
       s.send = bp.send_area() ? buffers[static_cast<std::size_t>(core::send_buffer(bp))] : nullptr;
       s.receive = receive_area ? buffers[core::receive_buffer] : nullptr;
       const std::size_t next = stage_at(bp, forward, q + 1);
-      s.destination = core::array_of(bp, forward, next).user_output ? nullptr : array(next, nullptr);
+      const bool next_user = core::array_of(bp, forward, next).user_output;
+      s.destination = next_user ? nullptr : array(next, nullptr);
       const std::string suffix = "_" + core::user_exchange_name(bp.ndim, exchange_at(bp, forward, q).name);
       // Made on every rank or on none: a rank whose exchange failed (a full /dev/shm, an MPI
       // error) would leave the others waiting in the next exchange's collective set-up.
@@ -143,7 +144,6 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
                                          exchange::chunk_of(st.box_in, c.axis, k, c.source_whole ? 0 : c.planes),
                                          plan_in, plan_out, user_array));
       if (c.destination_per_chunk) {
-        const bool next_user = core::array_of(bp, forward, next).user_output;
         for (int k = 0; k < c.chunks; ++k)
           pos.arrival_ops.push_back(make_stage_ops(bp, options, next, !forward,
                                                    exchange::chunk_of(bp.stages[next].box_in, c.axis, k, c.planes),

@@ -23,6 +23,17 @@ namespace {
 
 std::string grid_text(std::array<int, 2> g) { return std::to_string(g[0]) + "x" + std::to_string(g[1]); }
 
+// Engine node on `grid` ({0, 0}: by rule), nodes of `ranks_per_node` (0: the real ones),
+// estimated FFT plans (the cases are many and small).
+Options node_options(std::array<int, 2> grid, int ranks_per_node = 0) {
+  Options o;
+  o.engine = Engine::node;
+  o.effort = Effort::estimate;
+  o.grid = grid;
+  o.ranks_per_node = ranks_per_node;
+  return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,11 +63,8 @@ int main(int argc, char** argv) {
     for (int rpn : node_sizes)
       for (Kind kind : {Kind::c2c, Kind::r2c})
         for (Layout layout : {Layout::transposed, Layout::natural}) {
-          Options o;
-          o.engine = Engine::node;
-          o.effort = Effort::estimate;
+          Options o = node_options({0, 0}, rpn);
           o.layout = layout;
-          o.ranks_per_node = rpn;
           const std::string how = std::string(" node ranks_per_node ") + std::to_string(rpn) + " " + to_string(layout);
           for (const auto& shape : shapes3)
             for (auto g : grids) {
@@ -86,12 +94,8 @@ int main(int argc, char** argv) {
       for (int rpn : node_sizes)
         for (auto g : grids)
           for (Kind kind : {Kind::c2c, Kind::r2c}) {
-            Options o;
-            o.engine = Engine::node;
-            o.effort = Effort::estimate;
-            o.grid = g;
+            Options o = node_options(g, rpn);
             o.rank_order = order;
-            o.ranks_per_node = rpn;
             check_transform<double>(MPI_COMM_WORLD, {9, 10, 7}, kind, o,
                                     shape_text({9, 10, 7}, kind, "double") + " grid " + grid_text(g) +
                                         " permuted ranks, ranks_per_node " + std::to_string(rpn));
@@ -101,11 +105,7 @@ int main(int argc, char** argv) {
     // A user workspace is not in a shared window: the engine copies through its own window.
     for (int rpn : node_sizes)
       for (auto g : grids) {
-        Options o;
-        o.engine = Engine::node;
-        o.effort = Effort::estimate;
-        o.grid = g;
-        o.ranks_per_node = rpn;
+        Options o = node_options(g, rpn);
         const std::vector<Index> shape{11, 6, 9};
         const std::size_t bytes =
             Plan::required_workspace_bytes(size, rank, shape, Kind::c2c, Precision::float64, o);
@@ -123,11 +123,7 @@ int main(int argc, char** argv) {
     // real node is one here: tests run on one machine.)
     for (int rpn : node_sizes)
       for (Kind kind : {Kind::c2c, Kind::r2c}) {
-        Options o;
-        o.effort = Effort::estimate;
-        o.grid = {size, 1};
-        o.ranks_per_node = rpn;
-        o.engine = Engine::node;
+        Options o = node_options({size, 1}, rpn);
         const Plan node(MPI_COMM_WORLD, {9, 10, 7}, kind, Precision::float64, o);
         const bool one_node = rpn == 0 || rpn >= size;
         o.engine = one_node ? Engine::alltoallw : Engine::alltoallv;
@@ -145,11 +141,7 @@ int main(int argc, char** argv) {
       int part_size = 0;
       MPI_Comm_size(part, &part_size);
       for (int rpn : {0, 2}) {
-        Options o;
-        o.engine = Engine::node;
-        o.effort = Effort::estimate;
-        o.grid = {part_size, 1};
-        o.ranks_per_node = rpn;
+        const Options o = node_options({part_size, 1}, rpn);
         check_transform<double>(part, {6, 5, 4}, Kind::r2c, o,
                                 "sub-communicator 6x5x4 r2c, ranks_per_node " + std::to_string(rpn));
         ++cases;
@@ -165,12 +157,9 @@ int main(int argc, char** argv) {
         for (Layout layout : {Layout::transposed, Layout::natural})
           for (int threads : {1, 2})
             for (auto g : grids) {
-              Options o;
-              o.engine = Engine::node;
-              o.effort = Effort::estimate;
+              Options o = node_options(g);
               o.layout = layout;
               o.threads = threads;
-              o.grid = g;
               const std::vector<Index> shape{64, 72, 66};
               check_transform<double>(MPI_COMM_WORLD, shape, kind, o,
                                       shape_text(shape, kind, "double") + " grid " + grid_text(g) + " " +
