@@ -3,8 +3,10 @@
 // fastest axes, odd extents that leave partial tiles, a scale, and one field. kernels::copy_box
 // alone for every element type, with and without a scale, on one thread and on three (boxes
 // above the threading threshold), with extents that leave partial cache-line strips, into
-// contiguous and strided destination rows.
+// contiguous and strided destination rows, starting on a cache line and inside one; the same with
+// every box written with streaming stores (--stream-bytes 1).
 #include <complex>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -59,24 +61,27 @@ void every_layout_pair() {
   check_layouts({1, 40, 19}, 21);  // more fields than a tile's edge
 }
 
+// `offset`: the destination starts that many elements into its (aligned) vector, so that its
+// rows start inside a cache line (the streamed copies' head strips).
 template <class T>
-void check_copy_box(const std::array<Index, 3>& e, Scalar<T> scale, int threads) {
+void check_copy_box(const std::array<Index, 3>& e, Scalar<T> scale, int threads, Index offset = 0) {
   const Index n = e[0] * e[1] * e[2];
   const std::array<std::array<int, 3>, 3> orders{{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}}};
   for (const auto& so : orders)
     for (const auto& dord : orders)
       for (Index dst_unit : {1, 2}) {  // 2: every other element (a strided destination row)
         const auto ss = strides(e, so, 1), ds = strides(e, dord, dst_unit);
-        std::vector<T> src(n), dst(n * dst_unit, T(-7)), want(n * dst_unit, T(-7));
+        std::vector<T> src(n), dst(offset + n * dst_unit, T(-7)), want(offset + n * dst_unit, T(-7));
         for (Index k = 0; k < n; ++k) src[k] = T(static_cast<Scalar<T>>(k % 1009)) + T(1) / T(4);
         for (Index x0 = 0; x0 < e[0]; ++x0)
           for (Index x1 = 0; x1 < e[1]; ++x1)
             for (Index x2 = 0; x2 < e[2]; ++x2)
-              want[x0 * ds[0] + x1 * ds[1] + x2 * ds[2]] = src[x0 * ss[0] + x1 * ss[1] + x2 * ss[2]] * scale;
-        copy_box(src.data(), ss, dst.data(), ds, e, scale, threads);
+              want[offset + x0 * ds[0] + x1 * ds[1] + x2 * ds[2]] = src[x0 * ss[0] + x1 * ss[1] + x2 * ss[2]] * scale;
+        copy_box(src.data(), ss, dst.data() + offset, ds, e, scale, threads);
         CHECK_MSG(dst == want, sizeof(T) << "-byte elements, extents " << e[0] << "x" << e[1] << "x" << e[2] << " scale "
                                          << scale << " threads " << threads << " src order " << so[0] << so[1] << so[2]
-                                         << " dst order " << dord[0] << dord[1] << dord[2] << " dst stride " << dst_unit);
+                                         << " dst order " << dord[0] << dord[1] << dord[2] << " dst stride " << dst_unit
+                                         << " offset " << offset);
       }
 }
 
@@ -86,6 +91,12 @@ void check_copy_box_all(Scalar<T> scale) {
     check_copy_box<T>({5, 3, 7}, scale, threads);
     check_copy_box<T>({17, 2, 33}, scale, threads);     // strips of a partial line
     check_copy_box<T>({64, 9, 70}, scale, threads);     // above the threading threshold
+    // Rows a whole number of cache lines long for every element size (16 and 32 elements), so
+    // that a streamed transpose (--stream-bytes) applies; offsets put the rows mid-line.
+    for (Index offset : {0, 1, 3}) {
+      check_copy_box<T>({32, 5, 16}, scale, threads, offset);
+      check_copy_box<T>({16, 3, 64}, scale, threads, offset);
+    }
   }
 }
 
@@ -107,7 +118,11 @@ void empty_boxes_copy_nothing() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // --stream-bytes B: every box of B bytes or more is written with streaming stores, as only
+  // boxes of megabytes are otherwise (read once, on the first copy).
+  for (int k = 1; k + 1 < argc; ++k)
+    if (std::string(argv[k]) == "--stream-bytes") setenv("VOLFFT_TEST_STREAM_BYTES", argv[k + 1], 1);
   return volfft_test::run_unit_tests("copy_fields", {{"every_layout_pair", every_layout_pair},
                                                      {"copy_box_every_type_and_scale", copy_box_every_type_and_scale},
                                                      {"empty_boxes_copy_nothing", empty_boxes_copy_nothing}});
