@@ -96,6 +96,11 @@ void check_copy_box_all(Scalar<T> scale) {
     for (Index offset : {0, 1, 3}) {
       check_copy_box<T>({32, 5, 16}, scale, threads, offset);
       check_copy_box<T>({16, 3, 64}, scale, threads, offset);
+      // Rows of odd length (5, 9 elements) whose planes are whole lines (80, 288 elements): a
+      // strip's rows share their offset in the line, the next plane's rows another (r2c's
+      // 129-element rows).
+      check_copy_box<T>({9, 16, 5}, scale, threads, offset);
+      check_copy_box<T>({5, 32, 9}, scale, threads, offset);
     }
   }
 }
