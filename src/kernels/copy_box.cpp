@@ -253,7 +253,9 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
     // exchange block of c2c 256^3 (128 x 256 x 128 complex doubles, one thread, this 2-core VM):
     // 10.1-11.2 ms against 14.0-15.2 for the square tiles below (memcpy of the same bytes:
     // 5.3-6.3 ms), 384^3 35-36 against 49; in the np 2 bench the forward's pack + exchange
-    // 32.6 -> 29.7 ms (c2c float: 24.6 -> 18.7 ms). Non-temporal stores were slower (21 ms).
+    // 32.6 -> 29.7 ms (c2c float: 24.6 -> 18.7 ms). A first try of streaming stores in these
+    // strips took 21 ms; the streamed strips above (boxes of megabytes), aligned to the
+    // destination's lines and 8 elements wide, take 5 ms.
     // The other direction (source rows the closer ones) keeps the square tiles: these strips
     // were 1.5-1.9x slower there, and 32-row x one-line tiles, 15% faster alone (10.9-11.1 ms
     // against 12.9-13.8), were no faster in the np 2 bench, where both ranks copy at once.
