@@ -29,9 +29,9 @@ using Scalar = typename scalar_of<T>::type;
 /// The arrays must not overlap. `threads` > 1 splits the outer loop over that many threads
 /// (OpenMP, when volfft was built with it) once the box is large enough to pay for them.
 /// A box of 4 MiB or more whose destination rows are contiguous is written with streaming
-/// (non-temporal) stores where the CPU has them (x86-64): it is then in memory, not in cache,
-/// and fenced before copy_box returns, so another rank may read it after the caller's own
-/// synchronisation.
+/// (non-temporal) stores where the CPU has them (x86-64; a transpose only where the rows it
+/// walks lie whole cache lines apart): it is then in memory, not in cache, and fenced before
+/// copy_box returns, so another rank may read it after the caller's own synchronisation.
 template <class T>
 void copy_box(const T* src, const std::array<Index, 3>& src_strides, T* dst,
               const std::array<Index, 3>& dst_strides, const std::array<Index, 3>& extent,

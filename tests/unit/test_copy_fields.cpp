@@ -3,8 +3,8 @@
 // fastest axes, odd extents that leave partial tiles, a scale, and one field. kernels::copy_box
 // alone for every element type, with and without a scale, on one thread and on three (boxes
 // above the threading threshold), with extents that leave partial cache-line strips, into
-// contiguous and strided destination rows, starting on a cache line and inside one; the same with
-// every box written with streaming stores (--stream-bytes 1).
+// contiguous and strided destination rows, starting at several offsets into a cache line; the
+// same with every box written with streaming stores (--stream-bytes 1).
 #include <complex>
 #include <cstdlib>
 #include <string>
@@ -61,8 +61,8 @@ void every_layout_pair() {
   check_layouts({1, 40, 19}, 21);  // more fields than a tile's edge
 }
 
-// `offset`: the destination starts that many elements into its (aligned) vector, so that its
-// rows start inside a cache line (the streamed copies' head strips).
+// `offset`: the destination starts that many elements into its vector (16-byte aligned), so that
+// its rows start at other offsets into a cache line (the streamed copies' head strips).
 template <class T>
 void check_copy_box(const std::array<Index, 3>& e, Scalar<T> scale, int threads, Index offset = 0) {
   const Index n = e[0] * e[1] * e[2];
