@@ -58,9 +58,10 @@ inline void copy_row(const T* src, Index src_stride, T* dst, Index dst_stride, I
 // and leaves the destination in cache, where it only evicts what else was there once the box
 // exceeds the cache. Measured on this 2-core VM (one forward slab block of c2c 256^3, 128 x 128
 // x 256 complex doubles, 67 MB, one process / two at once): the strip transpose 9.6 / 11.3-12.4
-// ms with ordinary stores, 6.6 / 6.9-7.0 streamed (memcpy of the same bytes 6.7 / 6.8-7.3); the
-// backward block, square tiles 12.7 / 12.4-12.7, strips streamed 10.1 / 9.5-9.8; rows of 4 KiB
-// memcpy 6.1 / 5.5, streamed 4.3 / 4.1. A smaller box is left in cache for the stage that reads
+// ms with ordinary stores, 6.6 / 6.9-7.0 with the first streamed strips, one line wide (memcpy
+// of the same bytes 6.7 / 6.8-7.3; the strips in copy_box are narrower or wider, see there);
+// the backward block, square tiles 12.7 / 12.4-12.7, those strips streamed 10.1 / 9.5-9.8; rows
+// of 4 KiB memcpy 6.1 / 5.5, streamed 4.3 / 4.1. A smaller box is left in cache for the stage that reads
 // it next: at 64^3 (1 MiB blocks) streaming made the np 2 exchange slower (0.13-0.19 -> 0.20-0.22
 // ms backward), at 128^3 (8 MiB blocks) a little faster (c2c backward copies 4.3-5.4 -> 3.6 ms).
 // VOLFFT_TEST_STREAM_BYTES = B (> 0) streams every box of at least B bytes, so that
@@ -225,7 +226,9 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
       if (width == 0) return;
       const T* s_strip = src + xt * ss[t] + d0 * src_d;
       T* d_strip = dst + xt * ds[t] + d0;
-      if (width == wide) {  // the common case, its width known to the compiler
+      // The common case, its width known to the compiler: one loop for every strip, the width a
+      // variable, was 10-20% slower (complex float forward block 3.2-3.5 against 2.8-2.9 ms).
+      if (width == wide) {
         for (Index xs = 0; xs < n_s; ++xs) {
           const T* from = s_strip + xs * src_s;
           T* to = d_strip + xs * dst_s;
