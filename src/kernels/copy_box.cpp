@@ -59,7 +59,7 @@ inline void copy_row(const T* src, Index src_stride, T* dst, Index dst_stride, I
 // exceeds the cache. Measured on this 2-core VM (one forward slab block of c2c 256^3, 128 x 128
 // x 256 complex doubles, 67 MB, one process / two at once): the strip transpose 9.6 / 11.3-12.4
 // ms with ordinary stores, 6.6 / 6.9-7.0 with the first streamed strips, one line wide (memcpy
-// of the same bytes 6.7 / 6.8-7.3; the strips in copy_box are narrower or wider, see there);
+// of the same bytes 6.7 / 6.8-7.3; the strips in copy_box are now 8 elements wide, see there);
 // the backward block, square tiles 12.7 / 12.4-12.7, those strips streamed 10.1 / 9.5-9.8; rows
 // of 4 KiB memcpy 6.1 / 5.5, streamed 4.3 / 4.1. A smaller box is left in cache for the stage that reads
 // it next: at 64^3 (1 MiB blocks) streaming made the np 2 exchange slower (0.13-0.19 -> 0.20-0.22
