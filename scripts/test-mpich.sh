@@ -87,8 +87,9 @@ else
   [ -n "$over" ] || left_out=0
   echo "test-mpich: C++ tests and examples at np <= $max_np (the cores here);" \
        "$left_out entries with more ranks left out, and the emulated-cluster tests"
-  # test_threads_node_chunks: 2 ranks x 2 threads on the 2 cores (tests/CMakeLists.txt says why).
-  ctest --output-on-failure --timeout 900 -E "cluster|multihost|python_mpi|test_threads_node_chunks$over" || status=$?
+  # test_threads' forced-path runs (node_chunks, streamed): 2 ranks x 2 threads on the 2 cores
+  # (tests/CMakeLists.txt says why).
+  ctest --output-on-failure --timeout 900 -E "cluster|multihost|python_mpi|test_threads_(node_chunks|streamed)$over" || status=$?
   echo "test-mpich: Python tests under MPI at np 1..$max_np"
   nps=$(seq -s " " 1 "$max_np")
   PYTHON="$PWD/../$VENV/bin/python" MPIRUN=mpirun \
