@@ -59,6 +59,10 @@ struct Chunking {
   int chunks = 1;
   bool destination_per_chunk = false;
   bool source_whole = false;
+  /// Every source chunk is computed into the place of chunk 0 in the source array (the engine
+  /// moves each one out before the next is computed), so that the source array is never
+  /// written whole: the place stays in cache. The plan then makes chunk k's ops write there.
+  bool source_in_first = false;
 };
 
 /// `box` cut to planes [box.lo[axis] + k*planes, ...) along `axis` (empty past the end); the

@@ -26,7 +26,8 @@
 // its plan buffers in the shared workspace (not the user's output), each rank writes its blocks
 // straight into the members' destination arrays instead, chunk by chunk of its own source
 // stage, right after that chunk's FFTs (push_chunks): the FFT results are copied out while in
-// cache, not written to memory and read back after a fence. Fences: one before the source
+// cache, not written to memory and read back after a fence. A first stage's chunks (read from
+// the caller's input) are all computed into the first chunk's place, which stays in cache. Fences: one before the source
 // compute (every destination array is free: its owner has reached this exchange, so is done
 // with its earlier stages and calls), one after the writes (every destination is complete).
 #include <algorithm>
@@ -276,11 +277,22 @@ class NodeExchange final : public Exchange {
   }
 
   // Push (see the top of the file): chunks of this rank's source array, transformed one by one
-  // and written out. Else one chunk: the whole source compute, then the writes.
+  // and written out. Else one chunk: the whole source compute, then the writes. Each chunk is
+  // computed into the place of the first (source_in_first) where the source stage is the
+  // direction's first, so that its ops read the caller's input (a later stage reads its chunks
+  // from their own places in the array), and its array is a plan buffer (nobody else reads it
+  // here: the partners receive, they do not read): that place stays in cache, where writing the
+  // whole array sent it to memory. Measured on the backward of r2c double 128^3 at np 2 (64
+  // chunks of 65 lines of 128; 12 rounds alternating with the whole array, 60 calls each): those
+  // FFTs 1.5-2.0 ms against 1.6-3.2, the backward 0.95-1.07 of the same job's forward against
+  // 1.03-1.22; c2c 128^3 (chunks of 256 KiB) and r2c float unchanged within the noise. See
+  // docs/performance.md ("The floor").
   Chunking push_chunks(const Setup& setup) const {
     const Transfer& t = setup.transfer;
-    return planes_of(t.from_box, t.from_order, t.from_fields.count, setup.source_axes, t.to_order[2],
-                     setup.options.threads);
+    Chunking c = planes_of(t.from_box, t.from_order, t.from_fields.count, setup.source_axes, t.to_order[2],
+                           setup.options.threads);
+    c.source_in_first = c.chunks > 1 && setup.source_is_first && setup.src != nullptr;
+    return c;
   }
 
   void run_push(T* dst, kernels::Scalar<T> s, StageWork& work, ExchangeTimes& times) {
@@ -288,18 +300,21 @@ class NodeExchange final : public Exchange {
     const double t0 = now();
     fence();  // every member's destination array is free
     double waited = now() - t0, compute = 0, copy_own = 0, copy_out = 0;
+    const Box first = chunk_of(t.from_box, chunks_.axis, 0, chunks_.planes);
     for (int k = 0; k < chunks_.chunks; ++k) {
       const double a = now();
       work.source(k);
       const double b = now();
       const Box chunk = chunk_of(t.from_box, chunks_.axis, k, chunks_.planes);
+      const Index shift = chunks_.source_in_first ? packer_.source_distance(first, chunk) : 0;
       const Box own = t.send[t.member].intersect(chunk);
-      if (!own.empty()) packer_.copy_own_part(src_, own, dst, s);
+      if (!own.empty()) packer_.copy_own_part(src_, own, dst, s, shift);
       const double c = now();
       for (const Target& q : targets_) {
         const Box part = t.send[q.member].intersect(chunk);
         if (part.empty()) continue;
-        packer_.copy_out(src_, part, q.array + core::offset_of(part, q.storage, q.strides), q.strides, q.field_stride, s);
+        packer_.copy_out(src_, part, q.array + core::offset_of(part, q.storage, q.strides), q.strides, q.field_stride, s,
+                         shift);
       }
       compute += b - a, copy_own += c - b, copy_out += now() - c;
     }

@@ -74,14 +74,20 @@ class Packer {
   }
   /// Box b of the source array `src` into another member's destination array (`dst`: b's first
   /// element there, `strides`, fields `field_stride` apart): engine node's writes into its
-  /// partners' arrays in node shared memory.
+  /// partners' arrays in node shared memory. `shift`: b lies that many elements before its own
+  /// place in `src` (Chunking::source_in_first: every chunk in the place of the first).
   void copy_out(const T* src, const Box& b, T* dst, const std::array<Index, 3>& strides, Index field_stride,
-                real scale) const {
-    kernels::copy_fields(src + core::offset_of(b, t_.from_box, from_strides_), from_strides_, t_.from_fields.stride,
-                         dst, strides, field_stride, extents(b), t_.from_fields.count, scale, threads_);
+                real scale, Index shift = 0) const {
+    kernels::copy_fields(src + (core::offset_of(b, t_.from_box, from_strides_) - shift), from_strides_,
+                         t_.from_fields.stride, dst, strides, field_stride, extents(b), t_.from_fields.count, scale,
+                         threads_);
   }
-  void copy_own_part(const T* src, const Box& b, T* dst, real scale) const {
-    copy_out(src, b, dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, scale);
+  void copy_own_part(const T* src, const Box& b, T* dst, real scale, Index shift = 0) const {
+    copy_out(src, b, dst + core::offset_of(b, t_.to_box, to_strides_), to_strides_, t_.to_fields.stride, scale, shift);
+  }
+  /// Elements from the first element of box `a` to that of box `b` in the source array.
+  Index source_distance(const Box& a, const Box& b) const {
+    return core::offset_of(b, t_.from_box, from_strides_) - core::offset_of(a, t_.from_box, from_strides_);
   }
 
  private:

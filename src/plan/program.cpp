@@ -139,10 +139,11 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
       mpi::agree_or_throw(all, problem);
       const exchange::Chunking c = pos.exchange->chunking();
       const int source_chunks = c.source_whole ? 1 : c.chunks;
+      const Box first = exchange::chunk_of(st.box_in, c.axis, 0, c.planes);
       for (int k = 0; k < source_chunks; ++k)
         pos.ops.push_back(make_stage_ops(bp, options, pos.stage, !forward,
                                          exchange::chunk_of(st.box_in, c.axis, k, c.source_whole ? 0 : c.planes),
-                                         plan_in, plan_out, user_array));
+                                         plan_in, plan_out, user_array, c.source_in_first ? &first : nullptr));
       if (c.destination_per_chunk) {
         for (int k = 0; k < c.chunks; ++k)
           pos.arrival_ops.push_back(make_stage_ops(bp, options, next, !forward,

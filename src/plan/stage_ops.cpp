@@ -70,7 +70,7 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
 }  // namespace
 
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
-                        const Box& part, void* plan_in, void* plan_out, bool array_is_user) {
+                        const Box& part, void* plan_in, void* plan_out, bool array_is_user, const Box* array_place) {
   const core::Stage& st = bp.stages[s];
   const bool first_stage = s == 0, last_stage = s + 1 == bp.stages.size();
   const Index cb = bp.element_bytes;
@@ -99,7 +99,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   // its ops then run in place (FFTW forbids an out-of-place plan on one array) and the backward
   // keeps a fused r2c fused (its multi-dimensional c2r may destroy its input, the user's array).
   const bool in_user_array = bp.in_place && core::array_of(bp, !backward, s).user_output;
-  const std::ptrdiff_t array_off = core::offset_of(part, st.box_in, strides) * cb;
+  const std::ptrdiff_t array_off = core::offset_of(array_place ? *array_place : part, st.box_in, strides) * cb;
   // The compact data box (user input/output of a padded plan's outer stage).
   const core::FieldLayout data_fields = core::field_layout(bp, st.box, true);
   const auto data_strides = core::strides_of(st.box, st.order, data_fields.unit);

@@ -82,9 +82,14 @@ struct StageOps {
 /// array), the c2r op last, writing the output. `part` is a sub-box of the stage's storage
 /// (box_in), whole along every transformed axis. `plan_in`/`plan_out` are scratch arrays of the
 /// largest array size for FFTW to plan on. `array_is_user`: the stage's array is the user's
-/// output (so an unaligned fallback plan is made too).
+/// output (so an unaligned fallback plan is made too). `array_place`, when given: the part's
+/// values go to (and are read back from) that box's place in the stage's array instead of the
+/// part's own, a box of the same extents but along one untransformed axis, where it may hold
+/// more planes (exchange::Chunking::source_in_first); the user's arrays are read and written at
+/// the part's own place.
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
-                        const Box& part, void* plan_in, void* plan_out, bool array_is_user);
+                        const Box& part, void* plan_in, void* plan_out, bool array_is_user,
+                        const Box* array_place = nullptr);
 
 
 }  // namespace volfft::plan
