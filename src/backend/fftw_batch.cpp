@@ -199,9 +199,29 @@ class FftwBatch final : public FftBatch {
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
     const unsigned flags = effort_flags(effort);
+    // A multi-dimensional r2c batch on one thread runs transform by transform (FFTW's plan for
+    // one of them, looped over the outermost loop): FFTW's plan for the whole batch makes its
+    // r2c pass over every transform and then its c2c passes, each pass over memory, where one
+    // transform at a time stays in cache between them. Its planner does not see this because
+    // its measurements run on arrays that stay in cache. Measured on this project's 2-core VM,
+    // two processes at once, out of place with the cache flushed between calls (FFTW 3.3.10,
+    // measure): 64 transforms of 128^2 1.8-2.0 ms against 3.3-3.4 as one plan, 128 of 256^2
+    // 24.5-25.2 against 29.2-30.4, 16 of 512^2 15.7-16.0 against 17.6-17.8, 32 of 64^2 and 16 of
+    // 32^2 alike either way. Blocks of 2-8 transforms were no faster than one. c2r and c2c
+    // batches of the same shapes gained nothing this way (c2r lost up to 15%), so they are left
+    // to FFTW. In the np 2 bench (slabs: the forward's first stage is such a batch) r2c double
+    // 128^3 forward 4.2-4.3 against 5.2-5.4 ms, 256^3 41-42 against 42-50 ms; docs/performance.md.
+    std::vector<fftw_iodim64> planned = loops;
+    if (threads == 1 && g.transform == Transform::r2c && dims.size() >= 2 &&
+        outermost_loop(dims, loops, sizeof(typename Api::real), sizeof(typename Api::complex))) {
+      blocks_ = loops.front().n;
+      block_in_bytes_ = loops.front().is * static_cast<std::ptrdiff_t>(sizeof(typename Api::real));
+      block_out_bytes_ = loops.front().os * static_cast<std::ptrdiff_t>(sizeof(typename Api::complex));
+      planned.erase(planned.begin());
+    }
     {
       PlannerThreads<Api> planner(threads);
-      primary_ = make(g, dims, loops, kinds_, plan_in, plan_out, flags);
+      primary_ = make(g, dims, planned, kinds_, plan_in, plan_out, flags);
     }
     plan_split(g, dims, loops, threads, effort, plan_in, plan_out, flags);
     PlannerThreads<Api> planner(threads);
@@ -228,6 +248,9 @@ class FftwBatch final : public FftBatch {
       run_threaded(unaligned_, in, out);
     } else if (!parts_.empty()) {
       run_parts(parts_, in, out);
+    } else if (blocks_ > 1) {
+      for (Index k = 0; k < blocks_; ++k)
+        run(primary_, static_cast<const char*>(in) + k * block_in_bytes_, static_cast<char*>(out) + k * block_out_bytes_);
     } else {
       run_threaded(primary_, in, out);
     }
@@ -330,6 +353,27 @@ class FftwBatch final : public FftBatch {
 #endif
   }
 
+  // Whether the batch may run one element of its outermost loop (loops[0]) at a time: there is
+  // such a loop, every element of it starts at the same alignment as the first (byte strides a
+  // multiple of 16, FFTW's SIMD alignment), and on both sides it holds everything else of the
+  // batch whole between two of its elements (no interleaving: one element at a time then
+  // touches a region of its own, which also keeps an in-place batch correct).
+  static bool outermost_loop(const std::vector<fftw_iodim64>& dims, const std::vector<fftw_iodim64>& loops,
+                             std::size_t in_bytes, std::size_t out_bytes) {
+    if (loops.empty() || loops.front().n < 2) return false;
+    const fftw_iodim64& outer = loops.front();
+    if ((outer.is * static_cast<Index>(in_bytes)) % 16 != 0 || (outer.os * static_cast<Index>(out_bytes)) % 16 != 0)
+      return false;
+    Index span_in = 1, span_out = 1;  // elements one element of the outer loop spans
+    auto add = [&](const fftw_iodim64& d, bool halved) {
+      span_in += (d.n - 1) * std::abs(d.is);
+      span_out += ((halved ? d.n / 2 + 1 : d.n) - 1) * std::abs(d.os);
+    };
+    for (std::size_t k = 0; k < dims.size(); ++k) add(dims[k], k + 1 == dims.size());
+    for (std::size_t k = 1; k < loops.size(); ++k) add(loops[k], false);
+    return outer.is >= span_in && outer.os >= span_out;
+  }
+
   static typename Api::plan make(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
                                  const std::vector<fftw_iodim64>& loops, const std::vector<fftw_r2r_kind>& kinds,
                                  void* in, void* out, unsigned flags) {
@@ -354,6 +398,10 @@ class FftwBatch final : public FftBatch {
   typename Api::plan primary_ = nullptr;
   typename Api::plan unaligned_ = nullptr;
   std::vector<Part> parts_;  // the batch split over threads, when that was faster
+  // An r2c batch run transform by transform: primary_ is the plan for one element of the
+  // outermost loop, run blocks_ times this many bytes further on each side.
+  Index blocks_ = 1;
+  std::ptrdiff_t block_in_bytes_ = 0, block_out_bytes_ = 0;
 };
 
 }  // namespace
