@@ -199,24 +199,38 @@ class FftwBatch final : public FftBatch {
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
     const unsigned flags = effort_flags(effort);
-    // A multi-dimensional r2c batch on one thread runs transform by transform (FFTW's plan for
-    // one of them, looped over the outermost loop): FFTW's plan for the whole batch makes its
-    // r2c pass over every transform and then its c2c passes, each pass over memory, where one
-    // transform at a time stays in cache between them. Its planner does not see this because
-    // its measurements run on arrays that stay in cache. Measured on this project's 2-core VM,
-    // two processes at once, out of place with the cache flushed between calls (FFTW 3.3.10,
-    // measure): 64 transforms of 128^2 1.8-2.0 ms against 3.3-3.4 as one plan, 128 of 256^2
-    // 24.5-25.2 against 29.2-30.4, 16 of 512^2 15.7-16.0 against 17.6-17.8, 32 of 64^2 and 16 of
-    // 32^2 alike either way. Blocks of 2-8 transforms were no faster than one. c2r and c2c
-    // batches of the same shapes gained nothing this way (c2r lost up to 15%), so they are left
-    // to FFTW. In the np 2 bench (slabs: the forward's first stage is such a batch) r2c double
-    // 128^3 forward 4.2-4.3 against 5.2-5.4 ms, 256^3 41-42 against 42-50 ms; docs/performance.md.
+    // A multi-dimensional batch on one thread runs transform by transform (FFTW's plan for one
+    // of them, looped over the outermost loop): FFTW's plan for the whole batch makes each of its
+    // passes (rows, columns) over every transform, each pass through memory, where one transform
+    // at a time stays in cache between them. Its planner does not see this because its
+    // measurements run on arrays that stay in cache. Before a c2c or c2r transform its input is
+    // first read through once in order (touch): their first pass walks the columns, with strides
+    // the hardware prefetcher does not follow, while r2c's first pass reads rows in order anyway.
+    // Measured on this project's 2-core VM, two processes at once, out of place with the cache
+    // flushed between calls (FFTW 3.3.10, measure; the whole batch as one plan -> transform by
+    // transform): r2c 64 x 128^2 3.2-3.4 -> 1.8-2.0 ms (touched: 2.8), 128 x 256^2 29.2-30.4 ->
+    // 24.5-25.2, 16 x 512^2 17.6-17.8 -> 15.7-16.0; c2c 64 x 128^2 6.3-6.5 -> 5.2-5.7 touched
+    // (6.2-6.5 untouched), 128 x 256^2 66.2-66.6 -> 52.1-53.2 touched (58-67 untouched); c2r
+    // (destroying its input) 64 x 128^2 3.0-3.1 -> 2.8-2.9 touched (3.7 untouched), 128 x 256^2
+    // 28.2-32.9 -> 22.9-24.1 touched; 32 x 64^2 and 16 x 32^2 alike either way. Blocks of 2-8
+    // transforms were no faster than one. In the np 2 bench (slabs: the forward's first stage
+    // and the backward's last are such batches), r2c double 128^3 forward 4.2-4.3 against
+    // 5.2-5.4 ms; c2c double 256^3 forward 72-78 against 87-89 ms, the backward's last stage
+    // 39-40 against 46-57; docs/performance.md. r2r batches are left to FFTW (not measured).
     std::vector<fftw_iodim64> planned = loops;
-    if (threads == 1 && g.transform == Transform::r2c && dims.size() >= 2 &&
-        outermost_loop(dims, loops, sizeof(typename Api::real), sizeof(typename Api::complex))) {
+    const bool blockable = g.transform != Transform::r2r && !parts;
+    const std::size_t in_element = g.transform == Transform::r2c ? sizeof(typename Api::real) : sizeof(typename Api::complex);
+    const std::size_t out_element = g.transform == Transform::c2r ? sizeof(typename Api::real) : sizeof(typename Api::complex);
+    Index span_in = 0;
+    if (threads == 1 && blockable && dims.size() >= 2 &&
+        outermost_loop(dims, loops, in_element, out_element, g.transform, span_in)) {
       blocks_ = loops.front().n;
-      block_in_bytes_ = loops.front().is * static_cast<std::ptrdiff_t>(sizeof(typename Api::real));
-      block_out_bytes_ = loops.front().os * static_cast<std::ptrdiff_t>(sizeof(typename Api::complex));
+      block_in_bytes_ = loops.front().is * static_cast<std::ptrdiff_t>(in_element);
+      block_out_bytes_ = loops.front().os * static_cast<std::ptrdiff_t>(out_element);
+      // Only a transform whose input fits in cache (a core's L2 here, 1 MiB; the 256^2 c2c
+      // planes above) gains from being read through first.
+      const std::size_t span_bytes = static_cast<std::size_t>(span_in) * in_element;
+      if (g.transform != Transform::r2c && span_bytes <= (std::size_t{2} << 20)) touch_bytes_ = span_bytes;
       planned.erase(planned.begin());
     }
     {
@@ -249,8 +263,11 @@ class FftwBatch final : public FftBatch {
     } else if (!parts_.empty()) {
       run_parts(parts_, in, out);
     } else if (blocks_ > 1) {
-      for (Index k = 0; k < blocks_; ++k)
-        run(primary_, static_cast<const char*>(in) + k * block_in_bytes_, static_cast<char*>(out) + k * block_out_bytes_);
+      for (Index k = 0; k < blocks_; ++k) {
+        const char* block_in = static_cast<const char*>(in) + k * block_in_bytes_;
+        if (touch_bytes_ > 0) touch(block_in, touch_bytes_);
+        run(primary_, block_in, static_cast<char*>(out) + k * block_out_bytes_);
+      }
     } else {
       run_threaded(primary_, in, out);
     }
@@ -358,20 +375,34 @@ class FftwBatch final : public FftBatch {
   // multiple of 16, FFTW's SIMD alignment), and on both sides it holds everything else of the
   // batch whole between two of its elements (no interleaving: one element at a time then
   // touches a region of its own, which also keeps an in-place batch correct).
+  // `span_in`: the input elements one element of that loop spans. The last of `dims` is halved
+  // on the complex side of an r2c or c2r transform.
   static bool outermost_loop(const std::vector<fftw_iodim64>& dims, const std::vector<fftw_iodim64>& loops,
-                             std::size_t in_bytes, std::size_t out_bytes) {
+                             std::size_t in_bytes, std::size_t out_bytes, Transform transform, Index& span_in) {
     if (loops.empty() || loops.front().n < 2) return false;
     const fftw_iodim64& outer = loops.front();
     if ((outer.is * static_cast<Index>(in_bytes)) % 16 != 0 || (outer.os * static_cast<Index>(out_bytes)) % 16 != 0)
       return false;
-    Index span_in = 1, span_out = 1;  // elements one element of the outer loop spans
-    auto add = [&](const fftw_iodim64& d, bool halved) {
-      span_in += (d.n - 1) * std::abs(d.is);
-      span_out += ((halved ? d.n / 2 + 1 : d.n) - 1) * std::abs(d.os);
+    const bool half_in = transform == Transform::c2r, half_out = transform == Transform::r2c;
+    Index span_out = 1;
+    span_in = 1;
+    auto add = [&](const fftw_iodim64& d, bool last) {
+      span_in += ((last && half_in ? d.n / 2 + 1 : d.n) - 1) * std::abs(d.is);
+      span_out += ((last && half_out ? d.n / 2 + 1 : d.n) - 1) * std::abs(d.os);
     };
     for (std::size_t k = 0; k < dims.size(); ++k) add(dims[k], k + 1 == dims.size());
     for (std::size_t k = 1; k < loops.size(); ++k) add(loops[k], false);
     return outer.is >= span_in && outer.os >= span_out;
+  }
+
+  // Reads `bytes` from `p` once, in order, one load a cache line: brings a transform's input
+  // into cache at the speed of a sequential read (see the constructor).
+  static void touch(const void* p, std::size_t bytes) {
+    const unsigned char* c = static_cast<const unsigned char*>(p);
+    unsigned sum = 0;
+    for (std::size_t off = 0; off < bytes; off += 64) sum += c[off];
+    volatile unsigned kept = sum;  // the loads must happen
+    (void)kept;
   }
 
   static typename Api::plan make(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
@@ -398,10 +429,11 @@ class FftwBatch final : public FftBatch {
   typename Api::plan primary_ = nullptr;
   typename Api::plan unaligned_ = nullptr;
   std::vector<Part> parts_;  // the batch split over threads, when that was faster
-  // An r2c batch run transform by transform: primary_ is the plan for one element of the
-  // outermost loop, run blocks_ times this many bytes further on each side.
+  // A batch run transform by transform: primary_ is the plan for one element of the outermost
+  // loop, run blocks_ times this many bytes further on each side.
   Index blocks_ = 1;
   std::ptrdiff_t block_in_bytes_ = 0, block_out_bytes_ = 0;
+  std::size_t touch_bytes_ = 0;  // input bytes read through before each transform (c2c, c2r)
 };
 
 }  // namespace

@@ -27,9 +27,10 @@
 // straight into the members' destination arrays instead, chunk by chunk of its own source
 // stage, right after that chunk's FFTs (push_chunks): the FFT results are copied out while in
 // cache, not written to memory and read back after a fence. A first stage's chunks (read from
-// the caller's input) are all computed into the first chunk's place, which stays in cache. Fences: one before the source
-// compute (every destination array is free: its owner has reached this exchange, so is done
-// with its earlier stages and calls), one after the writes (every destination is complete).
+// the caller's input) are all computed into the first chunk's place, which stays in cache.
+// Fences: one before the source compute (every destination array is free: its owner has
+// reached this exchange, so is done with its earlier stages and calls), one after the writes
+// (every destination is complete).
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>

@@ -227,15 +227,18 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
     return result;
   }
   // Backward: undo the ops in reverse order. A fused r2c (axis 2 with others, merge_ops) is
-  // undone as c2c over the others, then c2r over axis 2: a multi-dimensional c2r destroys its
-  // input (FFTW has no input-preserving one), and the first step reads the caller's input.
-  // Unless the caller lets it (Options::destroy_input): the c2r, fused or alone, then reads the
-  // caller's input itself, as FFTW's own c2r plans do.
+  // undone as c2c over the others, then c2r over axis 2, where the stage's first step reads the
+  // caller's input: a multi-dimensional c2r destroys its input (FFTW has no input-preserving
+  // one). Unless the caller lets it (Options::destroy_input): the c2r, fused or alone, then
+  // reads the caller's input itself, as FFTW's own c2r plans do. A stage that reads the plan's
+  // own array (not the direction's first, not padded) keeps it fused: one multi-dimensional c2r
+  // from that array, which the FFTW backend runs transform by transform while each is in cache
+  // (src/backend/fftw_batch.cpp), where the two batches made two passes over the whole array.
   const bool may_destroy_input = last_stage && options.destroy_input && !bp.padded;
+  const bool keep_fused = in_user_array || may_destroy_input || (!last_stage && !bp.padded);
   std::vector<core::FftOp> ops;
   for (const core::FftOp& op : st.ops)
-    for (const core::FftOp& part :
-         in_user_array || may_destroy_input ? std::vector<core::FftOp>{op} : core::unfused(op))
+    for (const core::FftOp& part : keep_fused ? std::vector<core::FftOp>{op} : core::unfused(op))
       ops.push_back(part);
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;

@@ -5,7 +5,7 @@
 // length (a loop of 10 over 3 threads) and a loop too short to split. Out-of-place c2c and r2c
 // leave their input as it was. VOLFFT_TEST_SPLIT_BATCHES (1: split wherever a loop allows, 0:
 // never) decides each batch; without OpenMP nothing is split and both runs are one plan.
-// An r2c batch on one thread, run transform by transform, matches a direct DFT (below).
+// A batch on one thread, run transform by transform, matches a direct DFT (below).
 // With OpenMP, a batch planned with 2 threads runs in 2 threads even where OpenMP's default team
 // is larger (src/backend/omp_team.hpp), and the application's default is left as it was.
 #include <algorithm>
@@ -118,85 +118,139 @@ void split_batches_match_one_plan() {
     }
 }
 
-// A multi-dimensional r2c batch on one thread runs transform by transform where its outermost
-// loop allows (src/backend/fftw_batch.cpp): out of place and in place, double and single, with
-// plane sizes whose byte strides do and do not keep every transform at the first one's
-// alignment, and with the loop between the transformed axes (not run that way): each against
-// a direct DFT.
+// A multi-dimensional batch on one thread runs transform by transform where its outermost loop
+// allows (src/backend/fftw_batch.cpp; c2c and c2r read each transform's input through first):
+// r2c, c2r and c2c both ways, out of place and in place, double and single, with plane sizes
+// whose byte strides do and do not keep every transform at the first one's alignment, and with
+// the loop between the transformed axes or no loop (not run that way): each against a direct
+// DFT. c2r takes the direct DFT of real data and must give that data times the transform's size.
+namespace {
+
+using Complex = std::complex<double>;
+
+// A direct DFT of a C-order array of extents `e` along each of `axes` (sign -1 forward).
+std::vector<Complex> direct_dft(std::vector<Complex> v, std::array<Index, 3> e, const std::vector<int>& axes,
+                                int sign) {
+  const std::array<Index, 3> st{e[1] * e[2], e[2], 1};
+  for (int axis : axes) {
+    std::vector<Complex> next(v.size());
+    for (Index a = 0; a < e[0]; ++a)
+      for (Index b = 0; b < e[1]; ++b)
+        for (Index c = 0; c < e[2]; ++c) {
+          const std::array<Index, 3> x{a, b, c};
+          Complex sum = 0;
+          for (Index j = 0; j < e[axis]; ++j) {
+            std::array<Index, 3> y = x;
+            y[axis] = j;
+            const double angle = sign * 2 * M_PI * double(j * x[axis]) / double(e[axis]);
+            sum += v[static_cast<std::size_t>(y[0] * st[0] + y[1] * st[1] + y[2])] * Complex(std::cos(angle), std::sin(angle));
+          }
+          next[static_cast<std::size_t>(a * st[0] + b * st[1] + c)] = sum;
+        }
+    v.swap(next);
+  }
+  return v;
+}
+
+double value_at(Index a, Index b, Index c) {
+  return std::sin(0.37 * double(a * 31 + b * 7 + c)) + 0.1 * double((a + b + c) % 5);
+}
+
 template <class Real>
-void check_r2c_against_dft(std::array<Index, 3> extent, std::vector<int> axes, bool in_place) {
+void check_against_dft(Transform transform, std::array<Index, 3> extent, std::vector<int> axes, bool in_place) {
   const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
-  const Index n2 = extent[2], h = n2 / 2 + 1;
+  const bool half = transform == Transform::r2c || transform == Transform::c2r;
+  const Index n2 = extent[2], h = half ? n2 / 2 + 1 : n2;
   const std::array<Index, 3> cx{extent[0], extent[1], h};
-  const std::array<Index, 3> out_strides{extent[1] * h, h, 1};
-  const Index row = in_place ? 2 * h : n2;  // FFTW's padded rows in place
-  const std::array<Index, 3> in_strides{extent[1] * row, row, 1};
+  const std::array<Index, 3> complex_strides{extent[1] * h, h, 1};
+  const Index row = half && in_place ? 2 * h : n2;  // FFTW's padded rows in place
+  const std::array<Index, 3> real_strides{extent[1] * row, row, 1};
   BatchGeometry g;
   g.extent = cx;
   g.real_length = n2;
   g.axes = axes;
-  g.transform = Transform::r2c;
+  g.transform = transform;
   g.in_place = in_place;
-  g.in_strides = in_strides;
-  g.out_strides = out_strides;
+  g.in_strides = transform == Transform::r2c ? real_strides : complex_strides;
+  g.out_strides = transform == Transform::c2r ? real_strides : complex_strides;
   const Index reals = extent[0] * extent[1] * 2 * h + 8;
   std::vector<Real> in(reals), out(reals), plan_in(reals), plan_out(reals);
-  // The reference: the real data as complex values, a direct DFT along each axis in `axes`.
-  std::vector<std::complex<double>> ref(static_cast<std::size_t>(extent[0] * extent[1] * n2));
-  for (Index a = 0; a < extent[0]; ++a)
-    for (Index b = 0; b < extent[1]; ++b)
-      for (Index c = 0; c < n2; ++c) {
-        const double v = std::sin(0.37 * double(a * 31 + b * 7 + c)) + 0.1 * double((a + b + c) % 5);
-        in[static_cast<std::size_t>(a * in_strides[0] + b * in_strides[1] + c)] = Real(v);
-        ref[static_cast<std::size_t>((a * extent[1] + b) * n2 + c)] = v;
-      }
-  const std::array<Index, 3> full{extent[0], extent[1], n2}, ref_strides{extent[1] * n2, n2, 1};
-  for (int axis : axes) {
-    std::vector<std::complex<double>> next(ref.size());
+  const std::array<Index, 3> full{extent[0], extent[1], n2};
+  const std::size_t count = static_cast<std::size_t>(full[0] * full[1] * full[2]);
+  std::vector<Complex> data(count);
+  for (Index a = 0; a < full[0]; ++a)
+    for (Index b = 0; b < full[1]; ++b)
+      for (Index c = 0; c < full[2]; ++c)
+        data[static_cast<std::size_t>((a * full[1] + b) * n2 + c)] =
+            half ? Complex(value_at(a, b, c), 0) : Complex(value_at(a, b, c), value_at(c, a, b));
+  // What goes in, and what must come out (C order over `full`; the complex side of r2c/c2r
+  // holds the first h values of each row).
+  std::vector<Complex> want;
+  auto put_complex = [&](const std::vector<Complex>& v) {
+    for (Index a = 0; a < cx[0]; ++a)
+      for (Index b = 0; b < cx[1]; ++b)
+        for (Index c = 0; c < h; ++c) {
+          const Index k = 2 * (a * complex_strides[0] + b * complex_strides[1] + c);
+          const Complex z = v[static_cast<std::size_t>((a * full[1] + b) * n2 + c)];
+          in[static_cast<std::size_t>(k)] = Real(z.real()), in[static_cast<std::size_t>(k + 1)] = Real(z.imag());
+        }
+  };
+  double size = 1;
+  for (int axis : axes) size *= double(full[axis]);
+  if (transform == Transform::r2c) {
     for (Index a = 0; a < full[0]; ++a)
       for (Index b = 0; b < full[1]; ++b)
-        for (Index c = 0; c < full[2]; ++c) {
-          const std::array<Index, 3> x{a, b, c};
-          std::complex<double> sum = 0;
-          for (Index j = 0; j < full[axis]; ++j) {
-            std::array<Index, 3> y = x;
-            y[axis] = j;
-            const double angle = -2 * M_PI * double(j * x[axis]) / double(full[axis]);
-            sum += ref[static_cast<std::size_t>(y[0] * ref_strides[0] + y[1] * ref_strides[1] + y[2])] *
-                   std::complex<double>(std::cos(angle), std::sin(angle));
-          }
-          next[static_cast<std::size_t>(a * ref_strides[0] + b * ref_strides[1] + c)] = sum;
-        }
-    ref.swap(next);
+        for (Index c = 0; c < n2; ++c)
+          in[static_cast<std::size_t>(a * real_strides[0] + b * real_strides[1] + c)] =
+              Real(data[static_cast<std::size_t>((a * full[1] + b) * n2 + c)].real());
+    want = direct_dft(data, full, axes, -1);
+  } else if (transform == Transform::c2r) {
+    put_complex(direct_dft(data, full, axes, -1));
+    want = data;
+    for (Complex& z : want) z *= size;
+  } else {
+    put_complex(data);
+    want = direct_dft(data, full, axes, transform == Transform::c2c_forward ? -1 : 1);
   }
   auto batch = make_fftw_batch(precision, g, Effort::estimate, 1, plan_in.data(), plan_out.data(), false);
   Real* result = in_place ? in.data() : out.data();
   batch->execute(in.data(), result);
   double diff = 0, norm = 0;
-  for (Index a = 0; a < cx[0]; ++a)
-    for (Index b = 0; b < cx[1]; ++b)
-      for (Index c = 0; c < h; ++c) {
-        const Index k = 2 * (a * out_strides[0] + b * out_strides[1] + c);
-        const std::complex<double> got(result[k], result[k + 1]);
-        const std::complex<double> want = ref[static_cast<std::size_t>(a * ref_strides[0] + b * ref_strides[1] + c)];
-        diff = std::max(diff, std::abs(got - want));
-        norm = std::max(norm, std::abs(want));
+  for (Index a = 0; a < full[0]; ++a)
+    for (Index b = 0; b < full[1]; ++b)
+      for (Index c = 0; c < (transform == Transform::c2r ? n2 : h); ++c) {
+        const Complex w = want[static_cast<std::size_t>((a * full[1] + b) * n2 + c)];
+        Complex got;
+        if (transform == Transform::c2r) {
+          got = result[static_cast<std::size_t>(a * real_strides[0] + b * real_strides[1] + c)];
+        } else {
+          const Index k = 2 * (a * complex_strides[0] + b * complex_strides[1] + c);
+          got = Complex(result[static_cast<std::size_t>(k)], result[static_cast<std::size_t>(k + 1)]);
+        }
+        diff = std::max(diff, std::abs(got - w));
+        norm = std::max(norm, std::abs(w));
       }
   const double tol = (sizeof(Real) == 8 ? 1e-12 : 2e-5) * std::max(norm, 1.0);
-  CHECK_MSG(diff <= tol, "r2c " << sizeof(Real) * 8 << "-bit extent " << extent[0] << "x" << extent[1] << "x"
-                                << extent[2] << (in_place ? " in place" : "") << " axes " << axes.size()
-                                << ": differs from the direct DFT by " << diff);
+  const char* names[] = {"c2c forward", "c2c backward", "r2c", "c2r", "r2r"};
+  CHECK_MSG(diff <= tol, names[static_cast<int>(transform)]
+                             << " " << sizeof(Real) * 8 << "-bit extent " << extent[0] << "x" << extent[1] << "x"
+                             << extent[2] << (in_place ? " in place" : "") << " over " << axes.size()
+                             << " axes: differs from the direct DFT by " << diff);
+  CHECK_MSG(norm > 0, "the reference is empty");
 }
 
-void r2c_batches_match_a_direct_dft() {
-  for (bool in_place : {false, true}) {
-    check_r2c_against_dft<double>({4, 6, 10}, {1, 2}, in_place);  // planes of 16-byte multiples
-    check_r2c_against_dft<float>({5, 6, 8}, {1, 2}, in_place);
-    check_r2c_against_dft<float>({3, 5, 7}, {1, 2}, in_place);  // 140-byte planes: one plan
-    check_r2c_against_dft<double>({3, 1, 6}, {1, 2}, in_place);
-    check_r2c_against_dft<double>({4, 3, 6}, {0, 2}, in_place);  // the loop inside: one plan
-    check_r2c_against_dft<double>({3, 4, 8}, {0, 1, 2}, in_place);  // no loop
-  }
+}  // namespace
+
+void batches_match_a_direct_dft() {
+  for (Transform t : {Transform::r2c, Transform::c2r, Transform::c2c_forward, Transform::c2c_backward})
+    for (bool in_place : {false, true}) {
+      check_against_dft<double>(t, {4, 6, 10}, {1, 2}, in_place);  // planes of 16-byte multiples
+      check_against_dft<float>(t, {5, 6, 8}, {1, 2}, in_place);
+      check_against_dft<float>(t, {3, 5, 7}, {1, 2}, in_place);  // r2c out of place: 140-byte planes, one plan
+      check_against_dft<double>(t, {3, 1, 6}, {1, 2}, in_place);
+      check_against_dft<double>(t, {4, 3, 6}, {0, 2}, in_place);     // the loop inside: one plan
+      check_against_dft<double>(t, {3, 4, 8}, {0, 1, 2}, in_place);  // no loop
+    }
 }
 
 #if defined(VOLFFT_HAVE_OPENMP)
@@ -255,5 +309,5 @@ int main() {
                                           {"threaded batch runs in its threads", threaded_batch_runs_in_its_threads},
 #endif
                                           {"split batches match one plan", split_batches_match_one_plan},
-                                          {"r2c batches match a direct DFT", r2c_batches_match_a_direct_dft}});
+                                          {"batches match a direct DFT", batches_match_a_direct_dft}});
 }
