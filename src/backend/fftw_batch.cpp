@@ -207,8 +207,8 @@ class FftwBatch final : public FftBatch {
     // first read through once in order (touch): their first pass walks the columns, with strides
     // the hardware prefetcher does not follow, while r2c's first pass reads rows in order anyway.
     // Measured on this project's 2-core VM, two processes at once, out of place with the cache
-    // flushed between calls (FFTW 3.3.10, measure; the whole batch as one plan -> transform by
-    // transform): r2c 64 x 128^2 3.2-3.4 -> 1.8-2.0 ms (touched: 2.8), 128 x 256^2 29.2-30.4 ->
+    // flushed between calls (benchmarks/fftw_passes.cpp; FFTW 3.3.10, measure; the whole batch
+    // as one plan -> transform by transform): r2c 64 x 128^2 3.2-3.4 -> 1.8-2.0 ms (touched: 2.8), 128 x 256^2 29.2-30.4 ->
     // 24.5-25.2, 16 x 512^2 17.6-17.8 -> 15.7-16.0; c2c 64 x 128^2 6.3-6.5 -> 5.2-5.7 touched
     // (6.2-6.5 untouched), 128 x 256^2 66.2-66.6 -> 52.1-53.2 touched (58-67 untouched); c2r
     // (destroying its input) 64 x 128^2 3.0-3.1 -> 2.8-2.9 touched (3.7 untouched), 128 x 256^2
@@ -219,17 +219,16 @@ class FftwBatch final : public FftBatch {
     // 39-40 against 46-57; docs/performance.md. r2r batches are left to FFTW (not measured).
     std::vector<fftw_iodim64> planned = loops;
     const bool blockable = g.transform != Transform::r2r && !parts;
-    const std::size_t in_element = g.transform == Transform::r2c ? sizeof(typename Api::real) : sizeof(typename Api::complex);
-    const std::size_t out_element = g.transform == Transform::c2r ? sizeof(typename Api::real) : sizeof(typename Api::complex);
+    const std::ptrdiff_t in_element = element_bytes(g.transform, true), out_element = element_bytes(g.transform, false);
     Index span_in = 0;
     if (threads == 1 && blockable && dims.size() >= 2 &&
         outermost_loop(dims, loops, in_element, out_element, g.transform, span_in)) {
       blocks_ = loops.front().n;
-      block_in_bytes_ = loops.front().is * static_cast<std::ptrdiff_t>(in_element);
-      block_out_bytes_ = loops.front().os * static_cast<std::ptrdiff_t>(out_element);
+      block_in_bytes_ = loops.front().is * in_element;
+      block_out_bytes_ = loops.front().os * out_element;
       // Only a transform whose input fits in cache (a core's L2 here, 1 MiB; the 256^2 c2c
       // planes above) gains from being read through first.
-      const std::size_t span_bytes = static_cast<std::size_t>(span_in) * in_element;
+      const std::size_t span_bytes = static_cast<std::size_t>(span_in * in_element);
       if (g.transform != Transform::r2c && span_bytes <= (std::size_t{2} << 20)) touch_bytes_ = span_bytes;
       planned.erase(planned.begin());
     }
@@ -327,10 +326,7 @@ class FftwBatch final : public FftBatch {
     for (std::size_t k = 0; k < loops.size(); ++k)
       if (loops[k].n >= threads && (longest == loops.size() || loops[k].n > loops[longest].n)) longest = k;
     if (longest == loops.size()) return;
-    const bool real_in = g.transform == Transform::r2c || g.transform == Transform::r2r;
-    const bool real_out = g.transform == Transform::c2r || g.transform == Transform::r2r;
-    const std::ptrdiff_t in_bytes = real_in ? sizeof(typename Api::real) : sizeof(typename Api::complex);
-    const std::ptrdiff_t out_bytes = real_out ? sizeof(typename Api::real) : sizeof(typename Api::complex);
+    const std::ptrdiff_t in_bytes = element_bytes(g.transform, true), out_bytes = element_bytes(g.transform, false);
     const Index n = loops[longest].n;
     std::vector<Part> parts;
     {
@@ -370,6 +366,13 @@ class FftwBatch final : public FftBatch {
 #endif
   }
 
+  // Bytes of one element of the batch's input (`input`) or output: reals on the real side of
+  // r2c and c2r, and in r2r (whose complex data is read as reals, strides doubled).
+  static std::ptrdiff_t element_bytes(Transform t, bool input) {
+    const bool real = t == Transform::r2r || t == (input ? Transform::r2c : Transform::c2r);
+    return real ? sizeof(typename Api::real) : sizeof(typename Api::complex);
+  }
+
   // Whether the batch may run one element of its outermost loop (loops[0]) at a time: there is
   // such a loop, every element of it starts at the same alignment as the first (byte strides a
   // multiple of 16, FFTW's SIMD alignment), and on both sides it holds everything else of the
@@ -378,10 +381,10 @@ class FftwBatch final : public FftBatch {
   // `span_in`: the input elements one element of that loop spans. The last of `dims` is halved
   // on the complex side of an r2c or c2r transform.
   static bool outermost_loop(const std::vector<fftw_iodim64>& dims, const std::vector<fftw_iodim64>& loops,
-                             std::size_t in_bytes, std::size_t out_bytes, Transform transform, Index& span_in) {
+                             std::ptrdiff_t in_bytes, std::ptrdiff_t out_bytes, Transform transform, Index& span_in) {
     if (loops.empty() || loops.front().n < 2) return false;
     const fftw_iodim64& outer = loops.front();
-    if ((outer.is * static_cast<Index>(in_bytes)) % 16 != 0 || (outer.os * static_cast<Index>(out_bytes)) % 16 != 0)
+    if ((outer.is * in_bytes) % 16 != 0 || (outer.os * out_bytes) % 16 != 0)
       return false;
     const bool half_in = transform == Transform::c2r, half_out = transform == Transform::r2c;
     Index span_out = 1;

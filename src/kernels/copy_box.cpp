@@ -61,8 +61,8 @@ inline void copy_row(const T* src, Index src_stride, T* dst, Index dst_stride, I
 // ms with ordinary stores, 6.6 / 6.9-7.0 with the first streamed strips, one line wide (memcpy
 // of the same bytes 6.7 / 6.8-7.3; the strips in copy_box are now 8 elements wide, see there);
 // the backward block, square tiles 12.7 / 12.4-12.7, those strips streamed 10.1 / 9.5-9.8; rows
-// of 4 KiB memcpy 6.1 / 5.5, streamed 4.3 / 4.1. A smaller box is left in cache for the stage that reads
-// it next: at 64^3 (1 MiB blocks) streaming made the np 2 exchange slower (0.13-0.19 -> 0.20-0.22
+// of 4 KiB memcpy 6.1 / 5.5, streamed 4.3 / 4.1. A smaller box is left in cache for the stage
+// that reads it next: at 64^3 (1 MiB blocks) streaming made the np 2 exchange slower (0.13-0.19 -> 0.20-0.22
 // ms backward), at 128^3 (8 MiB blocks) a little faster (c2c backward copies 4.3-5.4 -> 3.6 ms).
 // VOLFFT_TEST_STREAM_BYTES = B (> 0) streams every box of at least B bytes, so that
 // the tests reach these paths on small arrays; users have no reason to set it.

@@ -1,0 +1,209 @@
+// volfft-fftw-passes: FFTW alone, on the shapes of volfft's local stages, run the ways
+// docs/performance.md ("The floor") compares; the measurements behind the choices in
+// src/backend/fftw_batch.cpp (planes one at a time, touched first) and src/exchange/node.cpp
+// (pushed chunks computed in one place). Serial; run two at once to load both cores as np 2
+// does. The cache is flushed between calls (a 48 MiB walk), as the rest of a transform does.
+//
+//   volfft-fftw-passes batch r2c|c2r|c2c N P   P planes of N x N: one plan for all, one plan a
+//                                              plane looped, the same with each plane read first
+//   volfft-fftw-passes split N P               c2c along axis 1 then c2r along axis 2 (two
+//                                              batches), whole and plane by plane (touched)
+//   volfft-fftw-passes chunks N                the np 2 slab backward's first FFTs of r2c N^3:
+//                                              N/2 chunks of N/2+1 lines of N, each into its
+//                                              own place or into the first chunk's, then copied out
+//   volfft-fftw-passes one-rank N              c2c N^3: FFTW's 3-D plan out of place and in
+//                                              place, against planes (touched) then axis 0
+// Prints the median of 25 calls of each, in ms.
+#include <fftw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::vector<char> junk(48 << 20);
+
+void flush_cache() {
+  for (std::size_t i = 0; i < junk.size(); i += 64) junk[i]++;
+}
+
+// Reads `bytes` at p in order, one load a line (as FftwBatch's touch).
+void touch(const void* p, std::size_t bytes) {
+  const unsigned char* c = static_cast<const unsigned char*>(p);
+  unsigned sum = 0;
+  for (std::size_t off = 0; off < bytes; off += 64) sum += c[off];
+  volatile unsigned kept = sum;
+  (void)kept;
+}
+
+// Each way in turn, 25 rounds, the cache flushed before every call; `reset` restores inputs
+// that a way destroys.
+void compare(const std::vector<std::pair<std::string, std::function<void()>>>& ways,
+             const std::function<void()>& reset = [] {}) {
+  std::vector<std::vector<double>> t(ways.size());
+  for (int round = 0; round < 25; ++round)
+    for (std::size_t w = 0; w < ways.size(); ++w) {
+      reset();
+      flush_cache();
+      const double a = now();
+      ways[w].second();
+      t[w].push_back(now() - a);
+    }
+  for (std::size_t w = 0; w < ways.size(); ++w) {
+    std::sort(t[w].begin(), t[w].end());
+    std::printf("  %-34s %9.3f ms\n", ways[w].first.c_str(), t[w][t[w].size() / 2] * 1e3);
+  }
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | one-rank N\n");
+  return 2;
+}
+
+long arg(char** argv, int k) {
+  const long v = std::atol(argv[k]);
+  if (v < 2) {
+    std::fprintf(stderr, "volfft-fftw-passes: argument %d must be an integer >= 2, got '%s'\n", k, argv[k]);
+    std::exit(2);
+  }
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return usage();
+  const std::string mode = argv[1];
+  const unsigned measure = FFTW_MEASURE;
+  if (mode == "batch" && argc == 5) {
+    const std::string kind = argv[2];
+    const int n = static_cast<int>(arg(argv, 3)), planes = static_cast<int>(arg(argv, 4)), h = n / 2 + 1;
+    if (kind != "r2c" && kind != "c2r" && kind != "c2c") return usage();
+    const bool c2c = kind == "c2c";
+    const std::size_t real_plane = c2c ? std::size_t(n) * n * 2 : std::size_t(n) * n;  // reals
+    const std::size_t complex_plane = c2c ? std::size_t(n) * n : std::size_t(n) * h;
+    double* re = fftw_alloc_real(planes * real_plane);
+    fftw_complex* cx = fftw_alloc_complex(planes * complex_plane);
+    int dims[2] = {n, n};
+    auto plan = [&](int howmany) {
+      if (kind == "r2c")
+        return fftw_plan_many_dft_r2c(2, dims, howmany, re, nullptr, 1, real_plane, cx, nullptr, 1, complex_plane,
+                                      measure);
+      if (kind == "c2r")
+        return fftw_plan_many_dft_c2r(2, dims, howmany, cx, nullptr, 1, complex_plane, re, nullptr, 1, real_plane,
+                                      measure | FFTW_DESTROY_INPUT);
+      return fftw_plan_many_dft(2, dims, howmany, reinterpret_cast<fftw_complex*>(re), nullptr, 1, n * n, cx, nullptr,
+                                1, n * n, FFTW_FORWARD, measure);
+    };
+    fftw_plan all = plan(planes), one = plan(1);
+    auto fill = [&] {
+      for (std::size_t i = 0; i < planes * real_plane; ++i) re[i] = double(i % 13) * 0.1;
+      for (std::size_t i = 0; i < planes * complex_plane; ++i) cx[i][0] = double(i % 11) * 0.1, cx[i][1] = 0;
+    };
+    const bool from_complex = kind == "c2r";
+    const std::size_t in_plane_bytes = from_complex ? complex_plane * sizeof(fftw_complex) : real_plane * sizeof(double);
+    auto plane_by_plane = [&](bool touched) {
+      for (int p = 0; p < planes; ++p) {
+        double* r = re + p * real_plane;
+        fftw_complex* c = cx + p * complex_plane;
+        if (touched) touch(from_complex ? static_cast<void*>(c) : static_cast<void*>(r), in_plane_bytes);
+        if (kind == "r2c") fftw_execute_dft_r2c(one, r, c);
+        else if (kind == "c2r") fftw_execute_dft_c2r(one, c, r);
+        else fftw_execute_dft(one, reinterpret_cast<fftw_complex*>(r), c);
+      }
+    };
+    fill();
+    std::printf("%s %d x %d^2 (out of place)\n", kind.c_str(), planes, n);
+    compare({{"one plan for all", [&] { fftw_execute(all); }},
+             {"one plan a plane, looped", [&] { plane_by_plane(false); }},
+             {"the same, each plane touched", [&] { plane_by_plane(true); }}},
+            from_complex ? std::function<void()>(fill) : std::function<void()>([] {}));
+    return 0;
+  }
+  if (mode == "split" && argc == 4) {
+    const int n = static_cast<int>(arg(argv, 2)), planes = static_cast<int>(arg(argv, 3)), h = n / 2 + 1;
+    const std::size_t cp = std::size_t(n) * h, rp = std::size_t(n) * n;
+    fftw_complex* buf = fftw_alloc_complex(planes * cp);
+    double* out = fftw_alloc_real(planes * rp);
+    const unsigned f = measure | FFTW_DESTROY_INPUT;
+    // Columns: axis 1 (length n, stride h), loops over planes and the h columns; rows: c2r.
+    const fftw_iodim64 column{n, h, h}, row{n, 1, 1};
+    const fftw_iodim64 column_loops[2] = {{planes, (long)cp, (long)cp}, {h, 1, 1}};
+    const fftw_iodim64 row_loops[2] = {{planes, (long)cp, (long)rp}, {n, h, n}};
+    fftw_plan columns = fftw_plan_guru64_dft(1, &column, 2, column_loops, buf, buf, FFTW_BACKWARD, f);
+    fftw_plan rows = fftw_plan_guru64_dft_c2r(1, &row, 2, row_loops, buf, out, f);
+    fftw_plan columns1 = fftw_plan_guru64_dft(1, &column, 1, column_loops + 1, buf, buf, FFTW_BACKWARD, f);
+    fftw_plan rows1 = fftw_plan_guru64_dft_c2r(1, &row, 1, row_loops + 1, buf, out, f);
+    auto fill = [&] {
+      for (std::size_t i = 0; i < planes * cp; ++i) buf[i][0] = double(i % 7) * 0.1, buf[i][1] = 0;
+    };
+    std::printf("c2c along axis 1, then c2r along axis 2: %d x %d^2\n", planes, n);
+    compare({{"two batches over all planes", [&] { fftw_execute(columns), fftw_execute(rows); }},
+             {"plane by plane, touched", [&] {
+                for (int p = 0; p < planes; ++p) {
+                  touch(buf + p * cp, cp * sizeof(fftw_complex));
+                  fftw_execute_dft(columns1, buf + p * cp, buf + p * cp);
+                  fftw_execute_dft_c2r(rows1, buf + p * cp, out + p * rp);
+                }
+              }}},
+            fill);
+    return 0;
+  }
+  if (mode == "chunks" && argc == 3) {
+    const int n = static_cast<int>(arg(argv, 2)), chunks = n / 2, lines = n / 2 + 1;
+    const std::size_t chunk = std::size_t(lines) * n;
+    fftw_complex* in = fftw_alloc_complex(chunks * chunk);
+    fftw_complex* buffer = fftw_alloc_complex(chunks * chunk);
+    fftw_complex* partner = fftw_alloc_complex(chunks * chunk);
+    for (std::size_t i = 0; i < chunks * chunk; ++i) in[i][0] = double(i % 7), in[i][1] = 1, buffer[i][0] = 0;
+    int length = n;
+    fftw_plan p = fftw_plan_many_dft(1, &length, lines, in, nullptr, 1, n, buffer, nullptr, 1, n, FFTW_BACKWARD, measure);
+    auto run = [&](bool first_place) {
+      for (int k = 0; k < chunks; ++k) {
+        fftw_complex* to = buffer + (first_place ? 0 : k * chunk);
+        fftw_execute_dft(p, in + k * chunk, to);
+        std::memcpy(partner + k * chunk, to, chunk * sizeof(fftw_complex));  // the push, as a plain copy
+      }
+    };
+    std::printf("%d chunks of %d lines of %d, each FFT'd then copied out\n", chunks, lines, n);
+    compare({{"each chunk into its own place", [&] { run(false); }},
+             {"every chunk into the first's place", [&] { run(true); }}});
+    return 0;
+  }
+  if (mode == "one-rank" && argc == 3) {
+    const int n = static_cast<int>(arg(argv, 2));
+    const std::size_t plane = std::size_t(n) * n, all = plane * n;
+    fftw_complex* in = fftw_alloc_complex(all);
+    fftw_complex* out = fftw_alloc_complex(all);
+    fftw_plan oop = fftw_plan_dft_3d(n, n, n, in, out, FFTW_FORWARD, measure);
+    fftw_plan ip = fftw_plan_dft_3d(n, n, n, out, out, FFTW_FORWARD, measure);
+    fftw_plan p2 = fftw_plan_dft_2d(n, n, in, out, FFTW_FORWARD, measure);
+    const fftw_iodim64 axis0{n, (long)plane, (long)plane}, lines{(long)plane, 1, 1};
+    fftw_plan p1 = fftw_plan_guru64_dft(1, &axis0, 1, &lines, out, out, FFTW_FORWARD, measure);
+    for (std::size_t i = 0; i < all; ++i) in[i][0] = double(i % 7) * 0.1, in[i][1] = double(i % 3) * 0.2;
+    std::printf("c2c %d^3, one process\n", n);
+    compare({{"FFTW's 3-D plan, out of place", [&] { fftw_execute(oop); }},
+             {"FFTW's 3-D plan, in place", [&] { fftw_execute(ip); }},
+             {"planes (touched), then axis 0", [&] {
+                for (int p = 0; p < n; ++p) {
+                  touch(in + p * plane, plane * sizeof(fftw_complex));
+                  fftw_execute_dft(p2, in + p * plane, out + p * plane);
+                }
+                fftw_execute(p1);
+              }}},
+            [&] { std::memcpy(out, in, all * sizeof(fftw_complex)); });
+    return 0;
+  }
+  return usage();
+}
