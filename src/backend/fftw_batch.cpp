@@ -208,8 +208,8 @@ class FftwBatch final : public FftBatch {
     // the hardware prefetcher does not follow, while r2c's first pass reads rows in order anyway.
     // Measured on this project's 2-core VM, two processes at once, out of place with the cache
     // flushed between calls (benchmarks/fftw_passes.cpp; FFTW 3.3.10, measure; the whole batch
-    // as one plan -> transform by transform): r2c 64 x 128^2 3.2-3.4 -> 1.8-2.0 ms (touched: 2.8), 128 x 256^2 29.2-30.4 ->
-    // 24.5-25.2, 16 x 512^2 17.6-17.8 -> 15.7-16.0; c2c 64 x 128^2 6.3-6.5 -> 5.2-5.7 touched
+    // as one plan -> transform by transform): r2c 64 x 128^2 3.2-3.4 -> 1.8-2.0 ms (touched:
+    // 2.8), 128 x 256^2 29.2-30.4 -> 24.5-25.2, 16 x 512^2 17.6-17.8 -> 15.7-16.0; c2c 64 x 128^2 6.3-6.5 -> 5.2-5.7 touched
     // (6.2-6.5 untouched), 128 x 256^2 66.2-66.6 -> 52.1-53.2 touched (58-67 untouched); c2r
     // (destroying its input) 64 x 128^2 3.0-3.1 -> 2.8-2.9 touched (3.7 untouched), 128 x 256^2
     // 28.2-32.9 -> 22.9-24.1 touched; 32 x 64^2 and 16 x 32^2 alike either way. Blocks of 2-8
