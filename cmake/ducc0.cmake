@@ -26,6 +26,7 @@ if(VOLFFT_DUCC0 AND EXISTS "${VOLFFT_DUCC0_DIR}/ducc0/fft/fftnd_impl.h")
   set(VOLFFT_HAVE_DUCC0 ON)
   set(_ducc0_sources
       ${CMAKE_CURRENT_SOURCE_DIR}/src/backend/ducc_batch.cpp
+      ${CMAKE_CURRENT_SOURCE_DIR}/src/backend/ducc_batch_float.cpp
       ${VOLFFT_DUCC0_DIR}/ducc0/infra/threading.cc
       ${VOLFFT_DUCC0_DIR}/ducc0/infra/mav.cc
       ${VOLFFT_DUCC0_DIR}/ducc0/infra/string_utils.cc)

@@ -171,10 +171,21 @@ class DuccBatch final : public FftBatch {
 
 }  // namespace
 
+// ducc0's templates for one precision take longer to compile than the rest of the library, so
+// this file is compiled twice: as itself for double, and through ducc_batch_float.cpp (which
+// defines VOLFFT_DUCC_FLOAT_HALF) for float. A parallel build then compiles the two at once.
+#if defined(VOLFFT_DUCC_FLOAT_HALF)
+std::unique_ptr<FftBatch> make_ducc_batch_float(const BatchGeometry& geometry, int threads) {
+  return std::make_unique<DuccBatch<float>>(geometry, threads);
+}
+#else
+std::unique_ptr<FftBatch> make_ducc_batch_float(const BatchGeometry& geometry, int threads);
+
 std::unique_ptr<FftBatch> make_ducc_batch(Precision precision, const BatchGeometry& geometry,
                                           int threads) {
   if (precision == Precision::float64) return std::make_unique<DuccBatch<double>>(geometry, threads);
-  return std::make_unique<DuccBatch<float>>(geometry, threads);
+  return make_ducc_batch_float(geometry, threads);
 }
+#endif
 
 }  // namespace volfft::backend

@@ -1,6 +1,6 @@
 // Batched 1-D / multi-dimensional FFTs on strided 3-D arrays: the backend interface. Backends:
 // FFTW (fftw_batch.cpp, the one file that plans with it; fftw_kinds.hpp maps the r2r kinds) and, when built with it, ducc0
-// (ducc_batch.cpp, the one file that includes ducc0's headers).
+// (ducc_batch.cpp, compiled once per precision, the one file that includes ducc0's headers).
 #pragma once
 
 #include <mpi.h>
