@@ -9,7 +9,10 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 status=0
-(cd build && ctest --output-on-failure --timeout 900 -j 1 "$@") || status=$?
+# -j the cores: each MPI test reserves its rank count (ctest's PROCESSORS), so only tests that
+# together fit the cores run at once (a 1-rank test spends most of its time in MPI's start-up
+# and shut-down, not on a core); the emulated-cluster tests run alone.
+(cd build && ctest --output-on-failure --timeout 900 -j "$(nproc)" "$@") || status=$?
 if [ "${VOLFFT_SKIP_MPICH:-0}" = 1 ]; then
   echo "test: the MPICH run was left out (VOLFFT_SKIP_MPICH=1)"
 else
