@@ -6,9 +6,16 @@
 #      that Open MPI stays the system MPI (no second mpirun/mpicc/mpi.h);
 #   2. the environment .venv-mpich gets mpi4py compiled against MPICH;
 #   3. build-mpich/ is built by scripts/build.sh with MPICH's compiler wrappers and launcher
-#      (volfft-bench without its FFTW-MPI peer: Debian's FFTW-MPI is built for Open MPI);
-#   4. ctest runs every test of that tree but the emulated-cluster ones (they launch Open MPI
-#      across network namespaces), under MPICH's mpiexec, each with its timeout.
+#      (volfft-bench without its FFTW-MPI peer: Debian's FFTW-MPI is built for Open MPI; no
+#      ducc0 backend: it calls no MPI, the Open MPI build tests it, and its one source took
+#      longer to compile than the rest of the tree; so this run also tests a build without it);
+#   4. ctest runs what depends on the MPI library under MPICH's mpiexec, each with its timeout:
+#      every MPI test and example at np 2, the CMake install test (a consumer finds MPICH), and
+#      the Python tests under MPI at np 2. Left out by default, because the Open MPI run covers
+#      them and they call no MPI or only repeat np 2's calls: the unit tests, the other install
+#      tests, the Python serial tests, np 1, and the emulated-cluster tests (they launch Open MPI
+#      across network namespaces). VOLFFT_MPICH_FULL=1 runs every test of the tree at np 1 up to
+#      VOLFFT_MPICH_MAX_NP (default: the cores) and the Python MPI tests at each of those np.
 #
 #   scripts/test-mpich.sh [CTEST ARGS...]      e.g. -R python  or  -L mpi -j 1
 set -euo pipefail
@@ -55,7 +62,7 @@ fi
 VOLFFT_VENV=$VENV scripts/install-deps.sh  # the other Python packages (mpi4py stays)
 
 VOLFFT_VENV=$VENV VOLFFT_BUILD_DIR=build-mpich \
-VOLFFT_CMAKE_DEFINES="MPI_C_COMPILER=$PREFIX/bin/mpicc.mpich MPI_CXX_COMPILER=$PREFIX/bin/mpicxx.mpich MPIEXEC_EXECUTABLE=$PWD/build-mpich/mpich-bin/mpiexec VOLFFT_BENCH_FFTW_MPI=OFF" \
+VOLFFT_CMAKE_DEFINES="MPI_C_COMPILER=$PREFIX/bin/mpicc.mpich MPI_CXX_COMPILER=$PREFIX/bin/mpicxx.mpich MPIEXEC_EXECUTABLE=$PWD/build-mpich/mpich-bin/mpiexec VOLFFT_BENCH_FFTW_MPI=OFF VOLFFT_DUCC0=OFF" \
   scripts/build.sh
 
 # Everything linked against MPICH, nothing against Open MPI.
@@ -70,9 +77,9 @@ done
 
 # More ranks than cores: MPICH's ranks (UCX) poll without yielding the core, so a waiting rank
 # takes the CPU from the rank it waits for. test_transforms at np 3 on 2 cores took 175 s (4 s
-# with Open MPI), and MPIR_CVAR_POLLS_BEFORE_YIELD=1 changed nothing. So the MPI tests run at
-# every rank count up to the cores here (VOLFFT_MPICH_MAX_NP to change it), and the rest are
-# listed as left out.
+# with Open MPI), and MPIR_CVAR_POLLS_BEFORE_YIELD=1 changed nothing. So the full run
+# (VOLFFT_MPICH_FULL=1) goes up to the cores here (VOLFFT_MPICH_MAX_NP to change it), and the
+# rest are listed as left out.
 max_np=${VOLFFT_MPICH_MAX_NP:-$(nproc)}
 over=""
 for n in 1 2 3 4 5 6 7; do
@@ -80,20 +87,27 @@ for n in 1 2 3 4 5 6 7; do
 done
 cd build-mpich
 status=0
+# test_threads' forced-path runs (node_chunks, streamed): 2 ranks x 2 threads on the 2 cores
+# (tests/CMakeLists.txt says why).
+forced_threads="test_threads_(node_chunks|streamed)"
 if [ $# -gt 0 ]; then
   ctest --output-on-failure --timeout 900 "$@" || status=$?
-else
+elif [ "${VOLFFT_MPICH_FULL:-0}" = 1 ]; then
   left_out=$(ctest -N -R "${over#|}" | grep -c "Test *#" || true)
   [ -n "$over" ] || left_out=0
-  echo "test-mpich: C++ tests and examples at np <= $max_np (the cores here);" \
+  echo "test-mpich: every C++ test and example at np <= $max_np (the cores here);" \
        "$left_out entries with more ranks left out, and the emulated-cluster tests"
-  # test_threads' forced-path runs (node_chunks, streamed): 2 ranks x 2 threads on the 2 cores
-  # (tests/CMakeLists.txt says why).
-  ctest --output-on-failure --timeout 900 -E "cluster|multihost|python_mpi|test_threads_(node_chunks|streamed)$over" || status=$?
+  ctest --output-on-failure --timeout 900 -E "cluster|multihost|python_mpi|${forced_threads}$over" || status=$?
   echo "test-mpich: Python tests under MPI at np 1..$max_np"
   nps=$(seq -s " " 1 "$max_np")
   PYTHON="$PWD/../$VENV/bin/python" MPIRUN=mpirun \
     ../tests/python/run_mpi_tests.sh --np "$nps" --timeout 600 || status=$?
+else
+  echo "test-mpich: the MPI tests and examples at np 2, the CMake install test, and the Python" \
+       "tests under MPI at np 2 (VOLFFT_MPICH_FULL=1 for every test of the tree)"
+  ctest --output-on-failure --timeout 900 -R "_np2\$|^install_cmake\$" -E "$forced_threads" || status=$?
+  PYTHON="$PWD/../$VENV/bin/python" MPIRUN=mpirun \
+    ../tests/python/run_mpi_tests.sh --np 2 --timeout 900 || status=$?
 fi
 echo "test-mpich: done in $((SECONDS - start)) s (status $status)"
 exit $status
