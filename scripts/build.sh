@@ -6,13 +6,28 @@
 #
 # Environment: VOLFFT_VENV (default .venv), VOLFFT_BUILD_DIR (default build), VOLFFT_CMAKE_DEFINES
 # (more NAME=VALUE CMake definitions, space-separated: scripts/test-mpich.sh builds against MPICH
-# this way), JOBS (default: all cores).
+# this way), VOLFFT_BUILD_TARGETS (space-separated CMake targets to build instead of all; the
+# installed ones, volfft _volfft volfft-bench, must be among them), JOBS (default: all cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VOLFFT_VENV:-.venv}
 BUILD_DIR=${VOLFFT_BUILD_DIR:-build}
 defines=()
 for define in ${VOLFFT_CMAKE_DEFINES:-}; do defines+=("-Ccmake.define.$define"); done
+# The project's CI (CI=true, a shared 2-core VM): ducc0's two sources for the compiler's default
+# instruction set. ducc0 compiles its kernels once for every SIMD width up to the target's, and
+# with -march=native on AVX-512 those two files took about 40% of the build's CPU time (53 of
+# 133 minutes on the loaded VM of 2026-11-27). The tests check results, which the width does not
+# change; every other build keeps cmake/ducc0.cmake's default (native), which is what makes
+# ducc0 fast. VOLFFT_DUCC0_ARCH set in the environment wins.
+if [ "${CI:-}" = true ]; then
+  defines+=("-Ccmake.define.VOLFFT_DUCC0_ARCH=${VOLFFT_DUCC0_ARCH-}")
+  echo "build: CI=true: ducc0 compiled for -march='${VOLFFT_DUCC0_ARCH-}' (empty: the compiler's default)"
+fi
+if [ -n "${VOLFFT_BUILD_TARGETS:-}" ]; then
+  targets=${VOLFFT_BUILD_TARGETS# }
+  defines+=("-Cbuild.targets=${targets// /;}")
+fi
 case $VENV in /*) ;; *) VENV="$PWD/$VENV" ;; esac  # absolute: CMake and the tests keep it
 PYTHON="$VENV/bin/python"
 if [ ! -x "$PYTHON" ]; then

@@ -9,13 +9,16 @@
 #      (volfft-bench without its FFTW-MPI peer: Debian's FFTW-MPI is built for Open MPI; no
 #      ducc0 backend: it calls no MPI, the Open MPI build tests it, and its one source took
 #      longer to compile than the rest of the tree; so this run also tests a build without it);
-#   4. ctest runs what depends on the MPI library under MPICH's mpiexec, each with its timeout:
-#      every MPI test and example at np 2, the CMake install test (a consumer finds MPICH), and
-#      the Python tests under MPI at np 2. Left out by default, because the Open MPI run covers
-#      them and they call no MPI or only repeat np 2's calls: the unit tests, the other install
-#      tests, the Python serial tests, np 1, and the emulated-cluster tests (they launch Open MPI
-#      across network namespaces). VOLFFT_MPICH_FULL=1 runs every test of the tree at np 1 up to
-#      VOLFFT_MPICH_MAX_NP (default: the cores) and the Python MPI tests at each of those np.
+#   4. ctest runs, under MPICH's mpiexec and each with its timeout, the tests whose MPI calls
+#      differ most between MPI libraries, at np 2 ($mpich_tests below: every engine with
+#      persistent collectives under their MPI-4 names, shared-memory windows, the error
+#      agreement, the C and FFTW-MPI interfaces, the examples), the CMake install test (a
+#      consumer finds MPICH), and the Python tests under MPI at np 2 (every transform, kind,
+#      layout and engine again, from Python); the build makes only what these need. The rest
+#      repeats what the Open MPI run checks: VOLFFT_MPICH_FULL=1 builds the whole tree and runs
+#      every test at np 1 up to VOLFFT_MPICH_MAX_NP (default: the cores), and the Python MPI tests
+#      at each of those np. The emulated-cluster tests launch Open MPI across network namespaces
+#      and never run here.
 #
 #   scripts/test-mpich.sh [CTEST ARGS...]      e.g. -R python  or  -L mpi -j 1
 set -euo pipefail
@@ -61,6 +64,12 @@ if ! "$VENV/bin/python" -c "from mpi4py import MPI; assert 'MPICH' in MPI.Get_li
 fi
 VOLFFT_VENV=$VENV scripts/install-deps.sh  # the other Python packages (mpi4py stays)
 
+# The default run builds what it runs (the library, the Python extension, volfft-bench and the
+# programs below); the full run builds the whole tree.
+mpich_tests="test_transforms test_engines test_node test_errors test_c_arrays test_fftw_mpi c_example cpp_example"
+if [ $# -eq 0 ] && [ "${VOLFFT_MPICH_FULL:-0}" != 1 ]; then
+  export VOLFFT_BUILD_TARGETS="volfft volfft_fftw3_mpi _volfft volfft-bench volfft-reshape-bench $mpich_tests"
+fi
 VOLFFT_VENV=$VENV VOLFFT_BUILD_DIR=build-mpich \
 VOLFFT_CMAKE_DEFINES="MPI_C_COMPILER=$PREFIX/bin/mpicc.mpich MPI_CXX_COMPILER=$PREFIX/bin/mpicxx.mpich MPIEXEC_EXECUTABLE=$PWD/build-mpich/mpich-bin/mpiexec VOLFFT_BENCH_FFTW_MPI=OFF VOLFFT_DUCC0=OFF" \
   scripts/build.sh
@@ -103,9 +112,9 @@ elif [ "${VOLFFT_MPICH_FULL:-0}" = 1 ]; then
   PYTHON="$PWD/../$VENV/bin/python" MPIRUN=mpirun \
     ../tests/python/run_mpi_tests.sh --np "$nps" --timeout 600 || status=$?
 else
-  echo "test-mpich: the MPI tests and examples at np 2, the CMake install test, and the Python" \
-       "tests under MPI at np 2 (VOLFFT_MPICH_FULL=1 for every test of the tree)"
-  ctest --output-on-failure --timeout 900 -R "_np2\$|^install_cmake\$" -E "$forced_threads" || status=$?
+  echo "test-mpich: $mpich_tests at np 2, the CMake install test, and the Python tests under" \
+       "MPI at np 2 (VOLFFT_MPICH_FULL=1 for every test of the tree)"
+  ctest --output-on-failure --timeout 900 -R "^(${mpich_tests// /|})_np2\$|^install_cmake\$" || status=$?
   PYTHON="$PWD/../$VENV/bin/python" MPIRUN=mpirun \
     ../tests/python/run_mpi_tests.sh --np 2 --timeout 900 || status=$?
 fi
