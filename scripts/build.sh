@@ -16,8 +16,8 @@ defines=()
 for define in ${VOLFFT_CMAKE_DEFINES:-}; do defines+=("-Ccmake.define.$define"); done
 # The project's CI (CI=true, a shared 2-core VM): ducc0's two sources for the compiler's default
 # instruction set. ducc0 compiles its kernels once for every SIMD width up to the target's, and
-# with -march=native on AVX-512 those two files took about 40% of the build's CPU time (53 of
-# 133 minutes on the loaded VM of 2026-11-27). The tests check results, which the width does not
+# with -march=native on AVX-512 its sources took about 40% of the build's CPU time (53 of 133
+# minutes on the loaded VM of 2026-11-27). The tests check results, which the width does not
 # change; every other build keeps cmake/ducc0.cmake's default (native), which is what makes
 # ducc0 fast. VOLFFT_DUCC0_ARCH set in the environment wins.
 if [ "${CI:-}" = true ]; then
