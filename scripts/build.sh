@@ -12,21 +12,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VOLFFT_VENV:-.venv}
 BUILD_DIR=${VOLFFT_BUILD_DIR:-build}
-defines=()
-for define in ${VOLFFT_CMAKE_DEFINES:-}; do defines+=("-Ccmake.define.$define"); done
 # The project's CI (CI=true, a shared 2-core VM): ducc0's two sources for the compiler's default
 # instruction set. ducc0 compiles its kernels once for every SIMD width up to the target's, and
 # with -march=native on AVX-512 its sources took about 40% of the build's CPU time (53 of 133
 # minutes on the loaded VM of 2026-11-27). The tests check results, which the width does not
 # change; every other build keeps cmake/ducc0.cmake's default (native), which is what makes
-# ducc0 fast. VOLFFT_DUCC0_ARCH set in the environment wins.
-if [ "${CI:-}" = true ]; then
-  defines+=("-Ccmake.define.VOLFFT_DUCC0_ARCH=${VOLFFT_DUCC0_ARCH-}")
-  echo "build: CI=true: ducc0 compiled for -march='${VOLFFT_DUCC0_ARCH-}' (empty: the compiler's default)"
+# ducc0 fast. A VOLFFT_DUCC0_ARCH in VOLFFT_CMAKE_DEFINES wins.
+cmake_defines=${VOLFFT_CMAKE_DEFINES:-}
+if [ "${CI:-}" = true ] && [[ " $cmake_defines" != *" VOLFFT_DUCC0_ARCH="* ]]; then
+  cmake_defines="VOLFFT_DUCC0_ARCH= $cmake_defines"
+  echo "build: CI=true: ducc0 compiled for the compiler's default instruction set"
 fi
+defines=()
+for define in $cmake_defines; do defines+=("-Ccmake.define.$define"); done
 if [ -n "${VOLFFT_BUILD_TARGETS:-}" ]; then
-  targets=${VOLFFT_BUILD_TARGETS# }
-  defines+=("-Cbuild.targets=${targets// /;}")
+  defines+=("-Cbuild.targets=$(echo $VOLFFT_BUILD_TARGETS | tr ' ' ';')")  # unquoted: words
 fi
 case $VENV in /*) ;; *) VENV="$PWD/$VENV" ;; esac  # absolute: CMake and the tests keep it
 PYTHON="$VENV/bin/python"
