@@ -7,8 +7,8 @@
 #   2. the environment .venv-mpich gets mpi4py compiled against MPICH;
 #   3. build-mpich/ is built by scripts/build.sh with MPICH's compiler wrappers and launcher
 #      (volfft-bench without its FFTW-MPI peer: Debian's FFTW-MPI is built for Open MPI; no
-#      ducc0 backend: it calls no MPI, the Open MPI build tests it, and its sources take as
-#      long to compile as the rest of the tree; so this run also tests a build without it);
+#      ducc0 backend: it calls no MPI, the Open MPI build tests it, and its sources took about
+#      40% of a build's CPU time; so this run also tests a build without it);
 #   4. ctest runs, under MPICH's mpiexec and each with its timeout, the tests whose MPI calls
 #      differ most between MPI libraries, at np 2 ($mpich_tests below: every engine with
 #      persistent collectives under their MPI-4 names, shared-memory windows, the error

@@ -5,10 +5,11 @@
 # docs/mpich.md). Installs and builds what it needs first. Arguments go to the Open MPI ctest
 # run; VOLFFT_SKIP_MPICH=1 leaves the MPICH run out (it then says so).
 #
-# The MPICH run (a second build: about 40 minutes on a loaded 2-core VM, a few on an unloaded
-# one) starts only when everything before it ended within VOLFFT_MPICH_START_BY minutes of the
-# start (default 45), so that the whole run stays inside a 90-minute CI limit on a slow machine;
-# otherwise it says so, and how to run it.
+# The MPICH run (a second build and its tests: under 5 minutes in all on the 2-core VM of
+# 2026-11-24, docs/mpich.md; its reduced build alone took 50 minutes at one job beside another
+# build on the loaded VM of 2026-11-27) starts only when everything before it ended within
+# VOLFFT_MPICH_START_BY minutes of the start (default 45), so that the whole run stays inside a
+# 90-minute CI limit on a slow machine; otherwise it says so, and how to run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
