@@ -15,11 +15,12 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 status=0
-# -j twice the cores: each MPI test reserves its rank count (ctest's PROCESSORS), so tests of
-# up to twice the cores' ranks run at once. Most of a small test's time is MPI's start-up and
-# shut-down, waiting rather than computing (test_transforms --quick at np 1: 1.0 s of CPU in
-# 13.8 s on a loaded VM), and those waits overlap; the emulated-cluster tests run alone.
-(cd build && ctest --output-on-failure --timeout 900 -j "$((2 * $(nproc)))" "$@") || status=$?
+# One test at a time. With -j twice the cores (ranks reserved per test) the loaded VM of
+# 2026-11-27 failed four of the first 56 tests: test_threads_np1 and test_errors_np3 ran past
+# their timeouts beside other tests, and test_node_np1 and reshape_bench_bricks_np2 passed every
+# check but mpiexec then reported a rank "exiting improperly". The PROCESSORS each MPI test
+# declares let `ctest -j N` schedule by ranks on a machine with cores to spare (not measured).
+(cd build && ctest --output-on-failure --timeout 900 -j 1 "$@") || status=$?
 elapsed_min=$((SECONDS / 60))
 start_by=${VOLFFT_MPICH_START_BY:-45}
 if [ "${VOLFFT_SKIP_MPICH:-0}" = 1 ]; then
