@@ -91,7 +91,8 @@ for p in "${programs[@]}"; do
   esac
 done
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# orte_allowed_exit_without_sync: Open MPI 4.x's "exiting improperly" race (scripts/mpirun.sh).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_orte_allowed_exit_without_sync=1
 for p in "${programs[@]}"; do
   step "${mpiexec[*]} $(basename "$p")"
   # The timeout catches a hang; MPI's start-up alone took up to 11 s on a loaded 2-core VM, and
