@@ -13,15 +13,22 @@ cd "$(dirname "$0")/.."
 VENV=${VOLFFT_VENV:-.venv}
 BUILD_DIR=${VOLFFT_BUILD_DIR:-build}
 # The project's CI (CI=true, a shared 2-core VM): ducc0's two sources for the compiler's default
-# instruction set. ducc0 compiles its kernels once for every SIMD width up to the target's, and
-# with -march=native on AVX-512 its sources took about 40% of the build's CPU time (53 of 133
-# minutes on the loaded VM of 2026-11-27). The tests check results, which the width does not
-# change; every other build keeps cmake/ducc0.cmake's default (native), which is what makes
-# ducc0 fast. A VOLFFT_DUCC0_ARCH in VOLFFT_CMAKE_DEFINES wins.
+# instruction set and at -O1. ducc0 compiles its kernels once for every SIMD width up to the
+# target's, and with -march=native on AVX-512 its sources took about 40% of the build's CPU time
+# (53 of 133 minutes on the loaded VM of 2026-11-27); for the default set at -O3 still 38%, and
+# its float source alone at -O1 took 445 s of CPU. The tests check results, which neither
+# changes; every other build keeps cmake/ducc0.cmake's defaults (native, the build type's -O3),
+# which are what make ducc0 fast. VOLFFT_DUCC0_ARCH or VOLFFT_DUCC0_OPTIMIZE in
+# VOLFFT_CMAKE_DEFINES wins.
 cmake_defines=${VOLFFT_CMAKE_DEFINES:-}
-if [ "${CI:-}" = true ] && [[ " $cmake_defines" != *" VOLFFT_DUCC0_ARCH="* ]]; then
-  cmake_defines="VOLFFT_DUCC0_ARCH= $cmake_defines"
-  echo "build: CI=true: ducc0 compiled for the compiler's default instruction set"
+if [ "${CI:-}" = true ]; then
+  if [[ " $cmake_defines" != *" VOLFFT_DUCC0_ARCH="* ]]; then
+    cmake_defines="VOLFFT_DUCC0_ARCH= $cmake_defines"
+  fi
+  if [[ " $cmake_defines" != *" VOLFFT_DUCC0_OPTIMIZE="* ]]; then
+    cmake_defines="VOLFFT_DUCC0_OPTIMIZE=-O1 $cmake_defines"
+  fi
+  echo "build: CI=true: ducc0 compiled for speed of building, not of running ($cmake_defines)"
 fi
 defines=()
 for define in $cmake_defines; do defines+=("-Ccmake.define.$define"); done

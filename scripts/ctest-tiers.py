@@ -5,10 +5,13 @@
 
 Tier 1 is every test without one of the labels in EXTENDED_LABELS (the transforms, engines,
 errors, C/C++/Fortran/Python APIs at every process count, the examples); tier 2 is the rest
-(forced large-array paths, FFTW's own harness, the emulated cluster, installing). Each tier runs
-in registration order, a few tests to a ctest call; before each call the deadline is checked,
-and once it has passed the tests not yet run are named as left out, not failed. Without
---start-by every test runs (then this is `ctest` in two calls' worth of chunks).
+(forced large-array paths, FFTW's own harness, the emulated cluster, installing). Within a tier
+the tests run by the ranks they declare (ctest's PROCESSORS), fewest first, and in registration
+order among equals: every program at 1-2 ranks before any at 3-4, and those before 5-7, so that
+a run cut short has covered every test program. A few tests go to a ctest call, a test with a
+timeout of 10 minutes or more alone; before each call the deadline is checked, and once it has
+passed the tests not yet run are named as left out, not failed. Without --start-by every test
+runs.
 
 Why: scripts/test.sh is the CI's command, and the CI machine is a shared 2-core VM whose speed
 varied 5-fold between runs (the same suite ran in 19 minutes and then did not finish in 90). A
@@ -27,18 +30,37 @@ import time
 EXTENDED_LABELS = {"forced", "fftw-suite", "cluster", "install"}
 
 
+LONG_TIMEOUT_S = 600
+
+
 def list_tests(build_dir):
-    """(name, labels) of every test, in registration order."""
+    """(name, labels, processors, timeout in s or None) of every test, in registration order."""
     out = subprocess.run(["ctest", "-N", "--show-only=json-v1"], cwd=build_dir, check=True,
                          capture_output=True, text=True).stdout
     tests = []
     for test in json.loads(out)["tests"]:
-        labels = set()
-        for prop in test.get("properties", []):
-            if prop["name"] == "LABELS":
-                labels = set(prop["value"])
-        tests.append((test["name"], labels))
+        props = {prop["name"]: prop["value"] for prop in test.get("properties", [])}
+        tests.append((test["name"], set(props.get("LABELS", [])), int(props.get("PROCESSORS", 1)),
+                      props.get("TIMEOUT")))
     return tests
+
+
+def chunks(tests, size):
+    """Consecutive groups of at most `size` names; a test with a long timeout alone."""
+    group = []
+    for name, _, _, timeout in tests:
+        if timeout is not None and timeout >= LONG_TIMEOUT_S:
+            if group:
+                yield group
+            yield [name]
+            group = []
+            continue
+        group.append(name)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group
 
 
 def failed_names(build_dir):
@@ -63,13 +85,13 @@ def main():
     if not tests:
         print("ctest-tiers: no tests registered in " + args.build_dir, file=sys.stderr)
         return 2
-    tiers = [[n for n, labels in tests if not labels & EXTENDED_LABELS],
-             [n for n, labels in tests if labels & EXTENDED_LABELS]]
+    by_ranks = sorted(tests, key=lambda test: test[2])  # stable: registration order among equals
+    tiers = [[t for t in by_ranks if not t[1] & EXTENDED_LABELS],
+             [t for t in by_ranks if t[1] & EXTENDED_LABELS]]
     failed, left_out = [], []
-    for tier_number, names in enumerate(tiers, start=1):
-        print(f"ctest-tiers: tier {tier_number}: {len(names)} tests", flush=True)
-        for first in range(0, len(names), args.chunk):
-            chunk = names[first:first + args.chunk]
+    for tier_number, tier in enumerate(tiers, start=1):
+        print(f"ctest-tiers: tier {tier_number}: {len(tier)} tests", flush=True)
+        for chunk in chunks(tier, args.chunk):
             if args.start_by is not None and time.time() >= args.start_by:
                 left_out += chunk
                 continue

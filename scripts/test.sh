@@ -8,7 +8,7 @@
 # Without arguments the Open MPI tests run through scripts/ctest-tiers.py: first every test of
 # the library's results (tier 1), then forced large-array paths, FFTW's harness, the emulated
 # cluster and the install tests (tier 2). VOLFFT_TEST_START_BY=M (minutes from this script's
-# start; default 65 under CI=true, none otherwise) starts no ctest call after minute M, and names
+# start; default 60 under CI=true, none otherwise) starts no ctest call after minute M, and names
 # the tests left out: the CI gives the whole run 90 minutes on a shared 2-core VM whose speed
 # varied 5-fold between runs (19 minutes for everything on a good day).
 #
@@ -36,7 +36,7 @@ if [ $# -gt 0 ]; then
 else
   test_start_by=${VOLFFT_TEST_START_BY:-}
   if [ -z "$test_start_by" ] && [ "${CI:-}" = true ]; then
-    test_start_by=65
+    test_start_by=60
   fi
   deadline=()
   if [ -n "$test_start_by" ]; then
