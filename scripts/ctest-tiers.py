@@ -14,8 +14,8 @@ passed the tests not yet run are named as left out, not failed. Without --start-
 runs.
 
 Why: scripts/test.sh is the CI's command, and the CI machine is a shared 2-core VM whose speed
-varied 5-fold between runs (the same suite ran in 19 minutes and then did not finish in 90). A
-deadline keeps the run inside the CI's limit on a slow day and still runs everything on a
+varies severalfold between runs (this suite's predecessor ran, build and all, in 19 minutes; the
+next two runs, of a suite not much larger, did not finish in 90). A deadline keeps the run inside the CI's limit on a slow day and still runs everything on a
 normal one; what was left out is printed, with how to run it.
 
 Exit status: 0 when every test that ran passed, 1 otherwise (2: bad arguments or no tests).
@@ -28,9 +28,7 @@ import sys
 import time
 
 EXTENDED_LABELS = {"forced", "fftw-suite", "cluster", "install"}
-
-
-LONG_TIMEOUT_S = 600
+LONG_TIMEOUT_S = 600  # a test whose timeout is at least this runs in a ctest call of its own
 
 
 def list_tests(build_dir):
