@@ -5,11 +5,11 @@
 # docs/mpich.md). Installs and builds what it needs first. Arguments go to one plain Open MPI
 # ctest call (e.g. -R transforms); VOLFFT_SKIP_MPICH=1 leaves the MPICH run out (it then says so).
 #
-# Without arguments the Open MPI tests run through scripts/ctest-tiers.py: first every test of
-# the library's results (tier 1), then forced large-array paths, FFTW's harness, the emulated
-# cluster and the install tests (tier 2). VOLFFT_TEST_START_BY=M (minutes from this script's
-# start; default 60 under CI=true, none otherwise) starts no ctest call after minute M, and names
-# the tests left out: the CI gives the whole run 90 minutes on a shared 2-core VM whose speed
+# Without arguments the Open MPI tests run through scripts/ctest-tiers.py: a smoke set that always
+# runs (tier 0), then every other test of the library's results (tier 1), then forced large-array
+# paths, FFTW's harness, the emulated cluster and the install tests (tier 2).
+# VOLFFT_TEST_START_BY=M (minutes from this script's start; default 60 under CI=true, none
+# otherwise) starts no ctest call of tiers 1-2 after minute M, and names the tests left out: the CI gives the whole run 90 minutes on a shared 2-core VM whose speed
 # varies severalfold between runs (19 minutes for everything on a good day).
 #
 # The MPICH run (a second, reduced build and its tests: under 5 minutes in all on the 2-core VM of
