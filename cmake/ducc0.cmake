@@ -20,11 +20,6 @@ else()
 endif()
 set(VOLFFT_DUCC0_ARCH "${_ducc0_arch_default}" CACHE STRING
     "-march value for the ducc0 sources only (empty: the compiler default)")
-# An optimisation flag for the ducc0 sources only, after the build type's (empty: the build
-# type's, -O3 in Release). scripts/build.sh passes -O1 under CI=true, where ducc0's two sources
-# were 38% of the build's compile time and the tests check results, not speed.
-set(VOLFFT_DUCC0_OPTIMIZE "" CACHE STRING
-    "Optimisation flag for the ducc0 sources only, e.g. -O1 (empty: the build type's)")
 
 set(VOLFFT_HAVE_DUCC0 OFF)
 if(VOLFFT_DUCC0 AND EXISTS "${VOLFFT_DUCC0_DIR}/ducc0/fft/fftnd_impl.h")
@@ -45,12 +40,6 @@ if(VOLFFT_DUCC0 AND EXISTS "${VOLFFT_DUCC0_DIR}/ducc0/fft/fftnd_impl.h")
                               PROPERTIES COMPILE_OPTIONS "-w")
   if(VOLFFT_DUCC0_ARCH)
     set_property(SOURCE ${_ducc0_sources} APPEND PROPERTY COMPILE_OPTIONS "-march=${VOLFFT_DUCC0_ARCH}")
-  endif()
-  if(VOLFFT_DUCC0_OPTIMIZE)
-    if(NOT VOLFFT_DUCC0_OPTIMIZE MATCHES "^-O[0-3sgz]?$|^-Ofast$")
-      message(FATAL_ERROR "VOLFFT_DUCC0_OPTIMIZE: expected one -O flag (e.g. -O1), got '${VOLFFT_DUCC0_OPTIMIZE}'")
-    endif()
-    set_property(SOURCE ${_ducc0_sources} APPEND PROPERTY COMPILE_OPTIONS "${VOLFFT_DUCC0_OPTIMIZE}")
   endif()
   message(STATUS "volfft: ducc0 backend from ${VOLFFT_DUCC0_DIR}")
 else()
