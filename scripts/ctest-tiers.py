@@ -3,8 +3,8 @@
 
     scripts/ctest-tiers.py BUILD_DIR [--start-by EPOCH_SECONDS] [--chunk N]
 
-Tier 0 is the tests labelled "smoke" (the MPI-free unit tests; transforms, errors and the C,
-FFTW-MPI and Python interfaces at 2 ranks): they always run, deadline or not. Tier 1 is every
+Tier 0 is the tests labelled "smoke" (the MPI-free unit tests; transforms, errors and the C and
+FFTW-MPI interfaces at 2 ranks): they always run, deadline or not. Tier 1 is every
 other test without one of the labels in EXTENDED_LABELS (the transforms, engines, errors,
 C/C++/Fortran/Python APIs at every process count, the examples); tier 2 is the rest (forced
 large-array paths, FFTW's own harness, the emulated cluster, installing). Within a tier
