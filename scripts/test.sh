@@ -9,8 +9,9 @@
 # runs (tier 0), then every other test of the library's results (tier 1), then forced large-array
 # paths, FFTW's harness, the emulated cluster and the install tests (tier 2).
 # VOLFFT_TEST_START_BY=M (minutes from this script's start; default 60 under CI=true, none
-# otherwise) starts no ctest call of tiers 1-2 after minute M, and names the tests left out: the CI gives the whole run 90 minutes on a shared 2-core VM whose speed
-# varies severalfold between runs (19 minutes for everything on a good day).
+# otherwise) starts no ctest call of tiers 1-2 after minute M, and names the tests left out: the
+# CI gives the whole run 90 minutes on a shared 2-core VM whose speed varies severalfold between
+# runs (19 minutes for everything on a good day; on 2026-11-27 the build alone ended at minute 64).
 #
 # The MPICH run (a second, reduced build and its tests: under 5 minutes in all on the 2-core VM of
 # 2026-11-24, docs/mpich.md; the reduced build alone took 50 minutes at one job beside another
