@@ -27,11 +27,9 @@ status=0
 # (ranks reserved per test) the loaded VM of 2026-11-27 failed four of the first 56 tests:
 # test_threads_np1 and test_errors_np3 ran past their timeouts beside other tests, and
 # test_node_np1 and reshape_bench_bricks_np2 passed every check but mpiexec then reported a rank
-# "exiting improperly" (an Open MPI 4.x race, below). The PROCESSORS each MPI test declares let
-# `ctest -j N` schedule by ranks on a machine with cores to spare (not measured).
-# Open MPI 4.x's "exiting improperly" race (scripts/mpirun.sh says more): off for every launcher
-# below; a rank exiting non-zero still fails its test.
-export OMPI_MCA_orte_allowed_exit_without_sync=1
+# "exiting improperly" (an Open MPI 4.x race, which tests/CMakeLists.txt now turns off). The
+# PROCESSORS each MPI test declares let `ctest -j N` schedule by ranks on a machine with cores to
+# spare (not measured).
 if [ $# -gt 0 ]; then
   (cd build && ctest --output-on-failure --timeout 900 -j 1 "$@") || status=$?
 else

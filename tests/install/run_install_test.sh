@@ -91,8 +91,7 @@ for p in "${programs[@]}"; do
   esac
 done
 
-# orte_allowed_exit_without_sync: Open MPI 4.x's "exiting improperly" race (scripts/mpirun.sh).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_orte_allowed_exit_without_sync=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for p in "${programs[@]}"; do
   step "${mpiexec[*]} $(basename "$p")"
   # The timeout catches a hang; MPI's start-up alone took up to 11 s on a loaded 2-core VM, and
