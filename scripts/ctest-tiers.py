@@ -17,12 +17,14 @@ runs.
 
 Why: scripts/test.sh is the CI's command, and the CI machine is a shared 2-core VM whose speed
 varies severalfold between runs (this suite's predecessor ran, build and all, in 19 minutes; the
-next two runs, of a suite not much larger, did not finish in 90). A deadline keeps the run inside the CI's limit on a slow day and still runs everything on a
-normal one; what was left out is printed, with how to run it.
+next two runs, of a suite not much larger, did not finish in 90). A deadline keeps the run
+inside the CI's limit on a slow day and still runs everything on a normal one; what was left out
+is printed, with how to run it.
 
 Exit status: 0 when every test that ran passed, 1 otherwise (2: bad arguments or no tests).
 """
 import argparse
+import collections
 import json
 import pathlib
 import subprocess
@@ -32,30 +34,45 @@ import time
 EXTENDED_LABELS = {"forced", "fftw-suite", "cluster", "install"}
 LONG_TIMEOUT_S = 600  # a test whose timeout is at least this runs in a ctest call of its own
 
+Test = collections.namedtuple("Test", "name labels processors timeout")
+
 
 def list_tests(build_dir):
-    """(name, labels, processors, timeout in s or None) of every test, in registration order."""
+    """Every registered test, in registration order (timeout in s, or None)."""
     out = subprocess.run(["ctest", "-N", "--show-only=json-v1"], cwd=build_dir, check=True,
                          capture_output=True, text=True).stdout
     tests = []
     for test in json.loads(out)["tests"]:
         props = {prop["name"]: prop["value"] for prop in test.get("properties", [])}
-        tests.append((test["name"], set(props.get("LABELS", [])), int(props.get("PROCESSORS", 1)),
-                      props.get("TIMEOUT")))
+        tests.append(Test(test["name"], set(props.get("LABELS", [])),
+                          int(props.get("PROCESSORS", 1)), props.get("TIMEOUT")))
     return tests
+
+
+def tier_of(test):
+    """0: smoke, 2: any label of EXTENDED_LABELS, 1: the rest."""
+    if "smoke" in test.labels:
+        return 0
+    return 2 if test.labels & EXTENDED_LABELS else 1
+
+
+def tiers(tests):
+    """Three lists of tests: each tier by declared ranks, registration order among equals."""
+    ordered = sorted(tests, key=lambda test: (tier_of(test), test.processors))  # stable
+    return [[test for test in ordered if tier_of(test) == tier] for tier in range(3)]
 
 
 def chunks(tests, size):
     """Consecutive groups of at most `size` names; a test with a long timeout alone."""
     group = []
-    for name, _, _, timeout in tests:
-        if timeout is not None and timeout >= LONG_TIMEOUT_S:
+    for test in tests:
+        if test.timeout is not None and test.timeout >= LONG_TIMEOUT_S:
             if group:
                 yield group
-            yield [name]
+            yield [test.name]
             group = []
             continue
-        group.append(name)
+        group.append(test.name)
         if len(group) == size:
             yield group
             group = []
@@ -85,12 +102,8 @@ def main():
     if not tests:
         print("ctest-tiers: no tests registered in " + args.build_dir, file=sys.stderr)
         return 2
-    by_ranks = sorted(tests, key=lambda test: test[2])  # stable: registration order among equals
-    tiers = [[t for t in by_ranks if "smoke" in t[1]],
-             [t for t in by_ranks if "smoke" not in t[1] and not t[1] & EXTENDED_LABELS],
-             [t for t in by_ranks if "smoke" not in t[1] and t[1] & EXTENDED_LABELS]]
     failed, left_out = [], []
-    for tier_number, tier in enumerate(tiers):
+    for tier_number, tier in enumerate(tiers(tests)):
         print(f"ctest-tiers: tier {tier_number}: {len(tier)} tests", flush=True)
         for chunk in chunks(tier, args.chunk):
             past_deadline = args.start_by is not None and time.time() >= args.start_by
