@@ -7,7 +7,8 @@
 # Environment: VOLFFT_VENV (default .venv), VOLFFT_BUILD_DIR (default build), VOLFFT_CMAKE_DEFINES
 # (more NAME=VALUE CMake definitions, space-separated: scripts/test-mpich.sh builds against MPICH
 # this way), VOLFFT_BUILD_TARGETS (space-separated CMake targets to build instead of all; the
-# installed ones, volfft _volfft volfft-bench, must be among them), JOBS (default: all cores).
+# installed ones, volfft _volfft volfft-bench, must be among them), JOBS (default: all cores),
+# VOLFFT_CI_OPTIMIZE (under CI=true: 0 keeps the Release flags; see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VOLFFT_VENV:-.venv}
@@ -22,19 +23,19 @@ BUILD_DIR=${VOLFFT_BUILD_DIR:-build}
 # cmake/ducc0.cmake's native default, which make volfft and ducc0 fast. A VOLFFT_DUCC0_ARCH in
 # VOLFFT_CMAKE_DEFINES wins; VOLFFT_CI_OPTIMIZE=0 keeps the Release flags under CI=true.
 cmake_defines=${VOLFFT_CMAKE_DEFINES:-}
-ci_flags=()
+defines=()
 if [ "${CI:-}" = true ]; then
   if [[ " $cmake_defines" != *" VOLFFT_DUCC0_ARCH="* ]]; then
     cmake_defines="VOLFFT_DUCC0_ARCH= $cmake_defines"
+    echo "build: CI=true: ducc0 for the compiler's default instruction set"
   fi
   if [ "${VOLFFT_CI_OPTIMIZE:-1}" != 0 ]; then
-    ci_flags=("-Ccmake.define.CMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
+    # One word each: the flags' value holds a space.
+    defines+=("-Ccmake.define.CMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
               "-Ccmake.define.CMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG")
+    echo "build: CI=true: everything at -O1 (VOLFFT_CI_OPTIMIZE=0 keeps the Release flags)"
   fi
-  echo "build: CI=true: built for the build's speed, not the library's (-O1;" \
-       "ducc0 for the compiler's default instruction set)"
 fi
-defines=("${ci_flags[@]}")
 for define in $cmake_defines; do defines+=("-Ccmake.define.$define"); done
 if [ -n "${VOLFFT_BUILD_TARGETS:-}" ]; then
   defines+=("-Cbuild.targets=$(echo $VOLFFT_BUILD_TARGETS | tr ' ' ';')")  # unquoted: words
