@@ -3,7 +3,7 @@
     scripts/mpirun.sh -n 2 $DTFFT_PYTHON benchmarks/dtfft_peer.py c2c double 128 --iters 5
 
 Run by benchmarks/peer_matrix.py when ``DTFFT_PYTHON`` names a python that can import dtfft and
-mpi4py (docs/performance.md, "Peers heFFTe and dtFFT in the matrix"). Every mode is planned with
+mpi4py (docs/performance.md, "Peers heFFTe, dtFFT and mpi4py-fft in the matrix"). Every mode is planned with
 FFTW3 as the executor and ``Effort.PATIENT`` with every MPI backend enabled (dtFFT then tries the
 process grids, Z-slab or not, and its communication backends, and keeps the fastest), then timed
 out of place (forward in -> out, backward out -> back) and in place (one buffer). Each iteration
@@ -16,22 +16,18 @@ against the input's sum (``ok``). The JSON holds every mode and, at top level, t
 """
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
+import os
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 from mpi4py import MPI
 
 import dtfft
 
-
-def _fill(rank: int, count: int, complex_input: bool) -> np.ndarray:
-    x = (np.arange(count, dtype=np.float64) * 7919 + rank * 104729) % 1000 * 1e-3
-    return x + 1j * x[::-1] if complex_input else x
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import arguments, dc_error, fill, mode_result, report, shape_of, time_pair  # noqa: E402
 
 
 def time_mode(kind: str, precision: str, shape: Sequence[int], in_place: bool, effort: str,
@@ -53,78 +49,45 @@ def time_mode(kind: str, precision: str, shape: Sequence[int], in_place: bool, e
     c = a if in_place else plan.get_ndarray(size)
     aux = plan.get_ndarray(max(plan.aux_size, 1))
     count = int(np.prod(plan.local_sizes[1]))
-    x = _fill(comm.rank, count, kind == "c2c").astype(a.dtype)
-    forward: List[float] = []
-    backward: List[float] = []
-    for it in range(-warmup, iters):
+    x = fill(comm.rank, count, kind == "c2c").astype(a.dtype)
+
+    def refill() -> None:
         a[:count] = x
-        comm.Barrier()
-        t = MPI.Wtime()
-        plan.execute(a, b, dtfft.Execute.FORWARD, aux)
-        tf = comm.allreduce(MPI.Wtime() - t, op=MPI.MAX)
-        comm.Barrier()
-        t = MPI.Wtime()
-        plan.execute(b, c, dtfft.Execute.BACKWARD, aux)
-        tb = comm.allreduce(MPI.Wtime() - t, op=MPI.MAX)
-        if it >= 0:
-            forward.append(1e3 * tf)
-            backward.append(1e3 * tb)
+
+    forward, backward = time_pair(comm, refill, lambda: plan.execute(a, b, dtfft.Execute.FORWARD, aux),
+                                  lambda: plan.execute(b, c, dtfft.Execute.BACKWARD, aux), warmup, iters)
     total = float(np.prod(shape))
     error = float(np.max(np.abs(c[:count] / total - x))) if count else 0.0
     # One more forward, untimed: its zero-frequency term (on the rank whose output box starts at
     # the origin) is the sum of the whole input.
-    a[:count] = x
+    refill()
     plan.execute(a, b, dtfft.Execute.FORWARD, aux)
     origin = all(v == 0 for v in plan.local_sizes[2]) and np.prod(plan.local_sizes[3]) > 0
     dc = complex(b.view(np.complex128 if b.dtype in (np.float64, np.complex128) else np.complex64)[0]) \
         if origin else 0j
-    dc = comm.allreduce(dc)
-    expected = comm.allreduce(complex(np.sum(x.astype(np.complex128))))
-    dc_error = abs(dc - expected) / max(abs(expected), 1.0)
-    result = {"mode": f"dtFFT {effort}, {'in-place' if in_place else 'out-of-place'}",
-              "forward_median_ms": statistics.median(forward),
-              "backward_median_ms": statistics.median(backward),
-              "forward_ms": forward, "backward_ms": backward, "plan_seconds": plan_seconds,
-              "grid_dims": list(plan.grid_dims), "backend": str(plan.backend.name),
-              "z_slab": bool(plan.z_slab_enabled),
-              "roundtrip_max_error": comm.allreduce(error, op=MPI.MAX),
-              "forward_dc_relative_error": dc_error}
+    result = mode_result(f"dtFFT {effort}, {'in-place' if in_place else 'out-of-place'}", forward, backward,
+                         plan_seconds, comm.allreduce(error, op=MPI.MAX), dc_error(comm, dc, x),
+                         grid_dims=list(plan.grid_dims), backend=str(plan.backend.name),
+                         z_slab=bool(plan.z_slab_enabled))
     del a, b, c, aux
     plan.destroy()
     return result
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=["c2c", "r2c"])
-    parser.add_argument("precision", choices=["double", "float"])
-    parser.add_argument("shape", nargs="+", type=int, help="n (a cube) or n0 n1 n2 (C order)")
-    parser.add_argument("--iters", type=int, default=5)
-    parser.add_argument("--warmup", type=int, default=2)
+    parser = arguments(__doc__.splitlines()[0])
     parser.add_argument("--effort", nargs="+", default=["patient"],
                         choices=["estimate", "measure", "patient"])
     parser.add_argument("--placement", nargs="+", default=["out-of-place", "in-place"],
                         choices=["out-of-place", "in-place"])
     args = parser.parse_args(argv)
-    shape = args.shape * 3 if len(args.shape) == 1 else args.shape
-    if len(shape) != 3 or min(shape) < 1 or args.iters < 1 or args.warmup < 0:
-        parser.error("shape: n or n0 n1 n2, positive; --iters >= 1, --warmup >= 0")
+    shape = shape_of(parser, args)
     comm = MPI.COMM_WORLD
     modes = [time_mode(args.kind, args.precision, shape, placement == "in-place", effort,
                        args.warmup, args.iters, comm)
              for effort in args.effort for placement in args.placement]
-    best = min(modes, key=lambda m: m["forward_median_ms"] + m["backward_median_ms"])
-    if comm.rank == 0:
-        tolerance = 1e-9 if args.precision == "double" else 1e-3
-        print(json.dumps({"schema": "volfft-dtfft-peer/1", "version": dtfft.__version__
-                          if hasattr(dtfft, "__version__") else "unknown",
-                          "kind": args.kind, "precision": args.precision, "shape": shape,
-                          "ranks": comm.size, "iters": args.iters, "scaled": False,
-                          "mode": best["mode"], "forward_median_ms": best["forward_median_ms"],
-                          "backward_median_ms": best["backward_median_ms"],
-                          "ok": all(m["roundtrip_max_error"] < tolerance and
-                                    m["forward_dc_relative_error"] < tolerance for m in modes),
-                          "modes": modes}))
+    report(comm, "volfft-dtfft-peer/1", getattr(dtfft, "__version__", "unknown"), args.kind,
+           args.precision, shape, args.iters, modes)
     return 0
 
 

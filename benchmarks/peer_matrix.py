@@ -3,7 +3,8 @@
     python benchmarks/peer_matrix.py                      # c2c/r2c, 128^3/256^3, np 1/2/4, 3 rounds
     python benchmarks/peer_matrix.py --kinds c2c --sizes 64 --np 1 2 --rounds 2 --out m.json --plot m.png
     HEFFTE_SPEED3D_DIR=/tmp/heffte-build/benchmarks DTFFT_PYTHON=/tmp/dtfft-venv/bin/python \
-        python benchmarks/peer_matrix.py --sizes 128        # with heFFTe and dtFFT too
+        MPI4PY_FFT_PYTHON=/tmp/mpi4py-fft-venv/bin/python \
+        python benchmarks/peer_matrix.py --sizes 128        # with heFFTe, dtFFT and mpi4py-fft too
 
 Every cell (kind, precision, n^3, np) runs ``volfft-bench KIND PRECISION n n n --no-scale
 --compare fftw-mpi --json`` under ``scripts/mpirun.sh``: volfft's default plan (grid and engine
@@ -29,12 +30,15 @@ same problem and ranks, right after volfft's two jobs of the cell:
   runs benchmarks/dtfft_peer.py: FFTW3 executor, ``Effort.PATIENT``, out of place and in place,
   timed like FFTW-MPI here (medians of barrier-bracketed calls, max over ranks, unscaled); the
   fastest is kept.
+* mpi4py-fft: ``MPI4PY_FFT_PYTHON``, a python that imports mpi4py_fft (PyPI ``mpi4py-fft``) and
+  mpi4py, runs benchmarks/mpi4py_fft_peer.py: FFTW backend, ``FFTW_MEASURE``, slabs and (where the
+  ranks allow) pencils, each with ``collapse`` False and True, out of place (its only placement),
+  timed as dtFFT is; the fastest is kept.
 
 Their ratios are volfft's best of the round (default or in place, the faster) / the peer's
 forward + backward; above 1, volfft is slower, as for FFTW-MPI. A peer whose variable is unset,
 whose programs are missing, or that fails in a cell stays in ``not_run`` with the reason (a
-failure stops that peer for the rest of the matrix). mpi4py-fft is not run here:
-benchmarks/compare_mpi4py_fft.py measures it. Absolute times on an oversubscribed machine are
+failure stops that peer for the rest of the matrix). Absolute times on an oversubscribed machine are
 noise: the bench itself warns when ranks x threads exceed the cores.
 """
 from __future__ import annotations
@@ -50,11 +54,12 @@ import tempfile
 from typing import Any, Dict, List, Optional, Sequence
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOC = "docs/performance.md, 'Peers heFFTe and dtFFT in the matrix'"
+DOC = "docs/performance.md, 'Peers heFFTe, dtFFT and mpi4py-fft in the matrix'"
 NOT_RUN = {
-    "mpi4py-fft": "measured by benchmarks/compare_mpi4py_fft.py (needs mpi4py-fft installed)",
     "dtFFT": ("DTFFT_PYTHON not set: a python that imports dtfft and mpi4py "
               f"(pip install dtfft-fftw-openmpi into a scratch venv; see {DOC})"),
+    "mpi4py-fft": ("MPI4PY_FFT_PYTHON not set: a python that imports mpi4py_fft and mpi4py "
+                   f"(pip install mpi4py-fft into a scratch venv; see {DOC})"),
     "heFFTe": ("HEFFTE_SPEED3D_DIR not set: build heFFTe's speed3d_c2c/speed3d_r2c with FFTW in a "
                f"scratch folder and name their folder (see {DOC})"),
 }
@@ -67,7 +72,14 @@ NOT_RUN = {
 # out (it led r2c at np 4).
 HEFFTE_MODES = ["-io_pencils -no-reorder -p2p_pl -pencils", "-io_pencils -no-reorder -a2av -slabs",
                 "-no-reorder -a2a -slabs"]
-DTFFT_PEER = os.path.join(ROOT, "benchmarks", "dtfft_peer.py")
+# The optional peers, in the order they run and are shown: name, key of their JSON fields.
+PEERS = (("heFFTe", "heffte"), ("dtFFT", "dtfft"), ("mpi4py-fft", "mpi4py_fft"))
+# The peers run by a python of the user's: name -> (its variable, the module it must import,
+# the script it runs).
+PYTHON_PEERS = {
+    "dtFFT": ("DTFFT_PYTHON", "dtfft", os.path.join(ROOT, "benchmarks", "dtfft_peer.py")),
+    "mpi4py-fft": ("MPI4PY_FFT_PYTHON", "mpi4py_fft", os.path.join(ROOT, "benchmarks", "mpi4py_fft_peer.py")),
+}
 
 
 def _mpirun(nprocs: int, program: Sequence[str], timeout: float) -> subprocess.CompletedProcess:
@@ -162,17 +174,17 @@ def run_heffte(folder: str, kind: str, precision: str, n: int, nprocs: int, iter
     return {"ms": best["ms"], "mode": best["mode"], "modes": results}
 
 
-def run_dtfft(python: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
-              timeout: float) -> Dict[str, Any]:
-    """benchmarks/dtfft_peer.py under ``python``: dtFFT's fastest mode, forward + backward
-    medians (ms, unscaled), and every mode.
+def run_python_peer(name: str, python: str, kind: str, precision: str, n: int, nprocs: int, iters: int,
+                    timeout: float) -> Dict[str, Any]:
+    """The script of PYTHON_PEERS[name] under ``python``: the peer's fastest mode, forward +
+    backward medians (ms, unscaled), and every mode.
 
     Raises
     ------
     RuntimeError
         When the job fails, prints no JSON, or its round trip is wrong.
     """
-    program = [python, DTFFT_PEER, kind, precision, str(n), "--iters", str(iters)]
+    program = [python, PYTHON_PEERS[name][2], kind, precision, str(n), "--iters", str(iters)]
     run = _mpirun(nprocs, program, timeout)
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
     if run.returncode != 0 or not lines:
@@ -180,15 +192,16 @@ def run_dtfft(python: str, kind: str, precision: str, n: int, nprocs: int, iters
                            f"{run.stdout[-2000:]}{run.stderr[-2000:]}")
     report = json.loads(lines[-1])
     if not report.get("ok", False):
-        raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)}: dtFFT's round trip is wrong: "
+        raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)}: {name}'s round trip is wrong: "
                            f"{lines[-1][:2000]}")
     return {"ms": report["forward_median_ms"] + report["backward_median_ms"],
             "mode": report["mode"], "modes": report["modes"]}
 
 
 def find_peers(environ: Dict[str, str]) -> tuple:
-    """The optional peers that can run, from ``HEFFTE_SPEED3D_DIR`` and ``DTFFT_PYTHON``:
-    ({"heFFTe": folder, "dtFFT": python} for those found, {name: reason} for the others)."""
+    """The optional peers that can run, from ``HEFFTE_SPEED3D_DIR``, ``DTFFT_PYTHON`` and
+    ``MPI4PY_FFT_PYTHON``: ({name: folder or python} for those found, {name: reason} for the
+    others)."""
     found: Dict[str, str] = {}
     missing: Dict[str, str] = {}
     folder = environ.get("HEFFTE_SPEED3D_DIR")
@@ -202,21 +215,22 @@ def find_peers(environ: Dict[str, str]) -> tuple:
                                  f"{' or '.join(absent)} (see {DOC})")
         else:
             found["heFFTe"] = folder
-    python = environ.get("DTFFT_PYTHON")
-    if not python:
-        missing["dtFFT"] = NOT_RUN["dtFFT"]
-    else:
+    for name, (variable, module, _) in PYTHON_PEERS.items():
+        python = environ.get(variable)
+        if not python:
+            missing[name] = NOT_RUN[name]
+            continue
         try:
-            check = subprocess.run([python, "-c", "import dtfft, mpi4py"], capture_output=True,
+            check = subprocess.run([python, "-c", f"import {module}, mpi4py"], capture_output=True,
                                    text=True, timeout=120)
             problem = None if check.returncode == 0 else (check.stderr.strip().splitlines() or ["?"])[-1]
         except (OSError, subprocess.TimeoutExpired) as error:
             problem = str(error)
         if problem:
-            missing["dtFFT"] = (f"DTFFT_PYTHON={python} cannot import dtfft and mpi4py: {problem} "
-                                f"(see {DOC})")
+            missing[name] = (f"{variable}={python} cannot import {module} and mpi4py: {problem} "
+                             f"(see {DOC})")
         else:
-            found["dtFFT"] = python
+            found[name] = python
     return found, missing
 
 
@@ -242,8 +256,8 @@ def _batch_args(batch: int) -> List[str]:
 def summarise(report: Dict[str, Any], in_place: Dict[str, Any],
               peers: Optional[Dict[str, Optional[Dict[str, Any]]]] = None) -> Dict[str, Any]:
     """The numbers of one round of one cell: volfft's times and configuration (default and in
-    place), FFTW-MPI's, and those of the optional peers that ran (``peers``: "heFFTe"/"dtFFT" ->
-    run_heffte/run_dtfft's result, None or absent when not run; their fields are then null)."""
+    place), FFTW-MPI's, and those of the optional peers that ran (``peers``: a name of PEERS ->
+    run_heffte/run_python_peer's result, None or absent when not run; their fields are then null)."""
     peer = report["compare"]["fftw-mpi"]
     volfft_ms = report["forward"]["median_ms"] + report["backward"]["median_ms"]
     in_place_ms = in_place["forward"]["median_ms"] + in_place["backward"]["median_ms"]
@@ -256,7 +270,7 @@ def summarise(report: Dict[str, Any], in_place: Dict[str, Any],
               "fftw_mpi_modes": peer["modes"],
               "volfft_best_ms": best_ms,
               "volfft_best": "default" if volfft_ms <= in_place_ms else "in place"}
-    for name, key in (("heFFTe", "heffte"), ("dtFFT", "dtfft")):
+    for name, key in PEERS:
         got = (peers or {}).get(name)
         result[f"{key}_ms"] = got["ms"] if got else None
         result[f"{key}_mode"] = got["mode"] if got else None
@@ -279,8 +293,8 @@ def plot_matrix(table: List[Dict[str, Any]], path: str) -> None:
 
     series = [("volfft default / FFTW-MPI", "ratio_median", "ratio_min", "ratio_max"),
               ("volfft in place / FFTW-MPI", "ratio_in_place_median", None, None),
-              ("volfft best / heFFTe", "ratio_heffte_median", "ratio_heffte_min", "ratio_heffte_max"),
-              ("volfft best / dtFFT", "ratio_dtfft_median", "ratio_dtfft_min", "ratio_dtfft_max")]
+              *((f"volfft best / {name}", f"ratio_{key}_median", f"ratio_{key}_min", f"ratio_{key}_max")
+                for name, key in PEERS)]
     series = [s for s in series if any(row.get(s[1]) is not None for row in table)]
     labels = [f"{row['kind']} {row['n']}^3\nnp {row['np']}" for row in table]
     width = 0.8 / len(series)
@@ -344,7 +358,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error("--heffte-modes: no option set")
 
     found, not_run = find_peers(dict(os.environ))
-    not_run = {"mpi4py-fft": NOT_RUN["mpi4py-fft"], **not_run}
     if args.batch > 1:
         for name in list(found):
             not_run[name] = f"--batch {args.batch}: its driver times one field per call"
@@ -360,7 +373,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         try:
             if name == "heFFTe":
                 return run_heffte(found[name], *cell, args.iters, args.heffte_modes, args.timeout)
-            return run_dtfft(found[name], *cell, args.iters, args.timeout)
+            return run_python_peer(name, found[name], *cell, args.iters, args.timeout)
         except RuntimeError as error:
             kind, precision, n, nprocs = cell
             not_run[name] = f"failed in {kind} {precision} {n}^3 np {nprocs}: {error}"[:4000]
@@ -376,13 +389,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for cell in cells:
             report = run_cell(args.bench, *cell, args.iters, args.timeout, args.batch)
             in_place = run_in_place(args.bench, *cell, args.iters, args.timeout, args.batch)
-            peers = {name: run_peer(name, cell) for name in ("heFFTe", "dtFFT")}
+            peers = {name: run_peer(name, cell) for name, _ in PEERS}
             ran.update(name for name, got in peers.items() if got)
             result = summarise(report, in_place, peers)
             rounds[cell].append(result)
             kind, precision, n, nprocs = cell
-            extra = "".join(f", vs {name} {result[f'ratio_{key}']:.3f}"
-                            for name, key in (("heFFTe", "heffte"), ("dtFFT", "dtfft"))
+            extra = "".join(f", vs {name} {result[f'ratio_{key}']:.3f}" for name, key in PEERS
                             if result[f"ratio_{key}"] is not None)
             print(f"round {r + 1}/{args.rounds}: {kind} {precision} {n}^3 np {nprocs}: "
                   f"ratio {result['ratio']:.3f}, in place {result['ratio_in_place']:.3f}{extra}",
@@ -401,7 +413,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                "volfft_ms_median": statistics.median(x["volfft_ms"] for x in rounds[cell]),
                "fftw_mpi_ms_median": statistics.median(x["fftw_mpi_ms"] for x in rounds[cell]),
                "volfft_best_ms_median": statistics.median(x["volfft_best_ms"] for x in rounds[cell])}
-        for key in ("heffte", "dtfft"):
+        for _, key in PEERS:
             peer_ratios = [x[f"ratio_{key}"] for x in rounds[cell] if x[f"ratio_{key}"] is not None]
             row[f"{key}_ms_median"] = _median_or_none([x[f"{key}_ms"] for x in rounds[cell]])
             row[f"ratio_{key}_median"] = _median_or_none(peer_ratios)
@@ -425,7 +437,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"{row['fftw_mpi_ms_median']:>12.3f} {row['ratio_median']:>7.3f}  "
               f"[{row['ratio_min']:.3f}, {row['ratio_max']:.3f}]  {row['ratio_in_place_median']:>8.3f}  "
               f"{last['grid'][0]}x{last['grid'][1]} {last['engine']} / {last['fftw_mpi_mode']}")
-    shown = [(name, key) for name, key in (("heFFTe", "heffte"), ("dtFFT", "dtfft")) if name in ran]
+    shown = [(name, key) for name, key in PEERS if name in ran]
     if shown:
         print()
         print("volfft's best of the round (default or in place) / each peer's fastest mode, forward + "

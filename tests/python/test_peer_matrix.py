@@ -1,7 +1,8 @@
 """benchmarks/peer_matrix.py on a tiny matrix: it runs every cell in every round, and its table
 and JSON hold what the bench measured (ratios are volfft / FFTW-MPI's fastest mode). The optional
-peers (heFFTe through HEFFTE_SPEED3D_DIR, dtFFT through DTFFT_PYTHON) are checked with fakes that
-print what the real programs print, so this runs without them."""
+peers (heFFTe through HEFFTE_SPEED3D_DIR, dtFFT through DTFFT_PYTHON, mpi4py-fft through
+MPI4PY_FFT_PYTHON) are checked with fakes that print what the real programs print, so this runs
+without them."""
 from __future__ import annotations
 
 import json
@@ -27,6 +28,7 @@ def run_matrix(argv):
 def test_tiny_matrix(tmp_path, capsys, bench_driver, monkeypatch):
     monkeypatch.delenv("HEFFTE_SPEED3D_DIR", raising=False)
     monkeypatch.delenv("DTFFT_PYTHON", raising=False)
+    monkeypatch.delenv("MPI4PY_FFT_PYTHON", raising=False)
     out = tmp_path / "m.json"
     code = run_matrix(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
                       "--rounds", "2", "--iters", "2", "--timeout", "120",
@@ -52,12 +54,14 @@ def test_tiny_matrix(tmp_path, capsys, bench_driver, monkeypatch):
             assert r["volfft_best_ms"] == min(r["volfft_ms"], r["volfft_in_place_ms"])
             assert r["heffte_ms"] is None and r["ratio_heffte"] is None
             assert r["dtfft_ms"] is None and r["ratio_dtfft"] is None
+            assert r["mpi4py_fft_ms"] is None and r["ratio_mpi4py_fft"] is None
         ratios = [r["ratio"] for r in cell["rounds"]]
         assert cell["ratio_min"] == min(ratios) and cell["ratio_max"] == max(ratios)
         assert cell["ratio_heffte_median"] is None and cell["ratio_dtfft_median"] is None
     assert set(report["not_run"]) == {"mpi4py-fft", "dtFFT", "heFFTe"}
     assert report["not_run"]["heFFTe"].startswith("HEFFTE_SPEED3D_DIR not set")
     assert report["not_run"]["dtFFT"].startswith("DTFFT_PYTHON not set")
+    assert report["not_run"]["mpi4py-fft"].startswith("MPI4PY_FFT_PYTHON not set")
     assert report["peers_run"] == []
     table = capsys.readouterr().out
     assert "c2c double 8^3" in table and "not run: heFFTe: HEFFTE_SPEED3D_DIR not set" in table
@@ -130,6 +134,19 @@ if rank == "0":
     print(json.dumps({"schema": "volfft-dtfft-peer/1", "ok": True, "modes": [mode], **mode}))
 """
 
+# A fake mpi4py-fft python, the same way (forward 2 ms + backward 3.5 ms); its round trip is
+# wrong in r2c cells (ok false), so the matrix drops it there with the reason.
+FAKE_MPI4PY_FFT_PYTHON = """import json, os, sys
+if sys.argv[1] == "-c":
+    sys.exit(0)
+assert sys.argv[1].endswith("mpi4py_fft_peer.py"), sys.argv
+rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
+if rank == "0":
+    mode = {"mode": "mpi4py-fft slabs, collapse=True", "forward_median_ms": 2.0, "backward_median_ms": 3.5}
+    print(json.dumps({"schema": "volfft-mpi4py-fft-peer/1", "ok": sys.argv[2] == "c2c",
+                      "modes": [mode], **mode}))
+"""
+
 
 def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
     folder = tmp_path / "heffte"
@@ -143,14 +160,16 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
     monkeypatch.setenv("FAKE_LOG", str(log))
     monkeypatch.setenv("HEFFTE_SPEED3D_DIR", str(folder))
     monkeypatch.setenv("DTFFT_PYTHON", _script(tmp_path / "python", FAKE_DTFFT_PYTHON))
+    monkeypatch.setenv("MPI4PY_FFT_PYTHON", _script(tmp_path / "python-m4f", FAKE_MPI4PY_FFT_PYTHON))
     out = tmp_path / "m.json"
     code = run_matrix(["--kinds", "c2c", "r2c", "--sizes", "8", "--np", "1", "2",
                       "--rounds", "1", "--iters", "2", "--timeout", "120",
                       "--heffte-modes=-no-reorder, -io_pencils  -a2a",
-                      "--bench", bench_driver, "--out", str(out)])
+                      "--bench", bench_driver, "--out", str(out), "--plot", str(tmp_path / "m.png")])
     assert code == 0
+    assert (tmp_path / "m.png").stat().st_size > 5000  # bars for FFTW-MPI and the three peers
     report = json.loads(out.read_text())
-    assert report["peers_run"] == ["dtFFT", "heFFTe"]
+    assert report["peers_run"] == ["dtFFT", "heFFTe", "mpi4py-fft"]
     assert report["heffte_modes"] == ["-no-reorder", "-io_pencils -a2a"]
     for cell in report["cells"]:
         (r,) = cell["rounds"]
@@ -158,6 +177,9 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
         assert r["ratio_dtfft"] == pytest.approx(r["volfft_best_ms"] / 7.0)
         assert cell["ratio_dtfft_median"] == pytest.approx(r["ratio_dtfft"])
         if cell["kind"] == "c2c":
+            assert r["mpi4py_fft_ms"] == pytest.approx(5.5)
+            assert r["mpi4py_fft_mode"] == "mpi4py-fft slabs, collapse=True"
+            assert r["ratio_mpi4py_fft"] == pytest.approx(r["volfft_best_ms"] / 5.5)
             # 2 x 5 ms per transform, the faster of the two modes.
             assert r["heffte_ms"] == pytest.approx(10.0)
             assert r["heffte_mode"] == "-io_pencils -a2a"
@@ -167,7 +189,10 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
             assert cell["heffte_ms_median"] == pytest.approx(10.0)
         else:
             assert r["heffte_ms"] is None and r["ratio_heffte"] is None
+            assert r["mpi4py_fft_ms"] is None and r["ratio_mpi4py_fft"] is None
     assert set(report["not_run"]) == {"mpi4py-fft", "heFFTe"}
+    assert report["not_run"]["mpi4py-fft"].startswith("failed in r2c double 8^3 np 1:")
+    assert "mpi4py-fft's round trip is wrong" in report["not_run"]["mpi4py-fft"]
     assert report["not_run"]["heFFTe"].startswith("failed in r2c double 8^3 np 1:")
     assert "exceeds its tolerance" in report["not_run"]["heFFTe"]
     calls = log.read_text().splitlines()
@@ -175,7 +200,8 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
                          "fftw double 8 8 8 -nruns2 -io_pencils -a2a"]
     assert len(calls) == 2 * 2 + 1  # c2c np 1 and 2, two modes each; r2c np 1 fails at once
     table = capsys.readouterr().out
-    assert "heFFTe ms" in table and "dtFFT ms" in table and "not run: heFFTe: failed in r2c" in table
+    assert "heFFTe ms" in table and "dtFFT ms" in table and "mpi4py-fft ms" in table
+    assert "not run: heFFTe: failed in r2c" in table
 
 
 def test_batch_matrix_times_fftw_mpi_with_howmany(tmp_path, bench_driver, monkeypatch):
@@ -183,6 +209,7 @@ def test_batch_matrix_times_fftw_mpi_with_howmany(tmp_path, bench_driver, monkey
     peers are not run, and say why."""
     monkeypatch.setenv("HEFFTE_SPEED3D_DIR", str(tmp_path))
     monkeypatch.setenv("DTFFT_PYTHON", _script(tmp_path / "python", FAKE_DTFFT_PYTHON))
+    monkeypatch.setenv("MPI4PY_FFT_PYTHON", _script(tmp_path / "python-m4f", FAKE_MPI4PY_FFT_PYTHON))
     out = tmp_path / "m.json"
     code = run_matrix(["--kinds", "c2c", "--sizes", "8", "--np", "2", "--rounds", "1",
                       "--iters", "2", "--batch", "3", "--timeout", "120",
@@ -191,6 +218,7 @@ def test_batch_matrix_times_fftw_mpi_with_howmany(tmp_path, bench_driver, monkey
     report = json.loads(out.read_text())
     assert report["batch"] == 3 and report["peers_run"] == []
     assert report["not_run"]["dtFFT"] == "--batch 3: its driver times one field per call"
+    assert report["not_run"]["mpi4py-fft"] == "--batch 3: its driver times one field per call"
     (cell,) = report["cells"]
     (r,) = cell["rounds"]
     assert all("howmany 3" in m["mode"] for m in r["fftw_mpi_modes"]), r["fftw_mpi_modes"]
@@ -198,8 +226,9 @@ def test_batch_matrix_times_fftw_mpi_with_howmany(tmp_path, bench_driver, monkey
 
 def test_find_peers(tmp_path):
     found, missing = peer_matrix.find_peers({})
-    assert found == {} and set(missing) == {"heFFTe", "dtFFT"}
+    assert found == {} and set(missing) == {"heFFTe", "dtFFT", "mpi4py-fft"}
     assert "docs/performance.md" in missing["heFFTe"] and "dtfft-fftw-openmpi" in missing["dtFFT"]
+    assert "pip install mpi4py-fft" in missing["mpi4py-fft"]
     no_dtfft = _script(tmp_path / "python", "import sys\n"
                        "sys.exit(\"ModuleNotFoundError: No module named 'dtfft'\")\n")
     found, missing = peer_matrix.find_peers({"HEFFTE_SPEED3D_DIR": str(tmp_path),
@@ -210,6 +239,15 @@ def test_find_peers(tmp_path):
                                        "ModuleNotFoundError: No module named 'dtfft'")
     found, missing = peer_matrix.find_peers({"DTFFT_PYTHON": os.path.join(str(tmp_path), "none")})
     assert "cannot import dtfft and mpi4py" in missing["dtFFT"]
+    # One python for both, which has mpi4py_fft but not dtfft: each peer checks its own module.
+    only_m4f = _script(tmp_path / "python-m4f", "import sys\n"
+                       "if 'dtfft' in sys.argv[-1]:\n"
+                       "    sys.exit(\"ModuleNotFoundError: No module named 'dtfft'\")\n")
+    found, missing = peer_matrix.find_peers({"DTFFT_PYTHON": only_m4f, "MPI4PY_FFT_PYTHON": only_m4f})
+    assert found == {"mpi4py-fft": only_m4f}
+    assert missing["dtFFT"].startswith(f"DTFFT_PYTHON={only_m4f} cannot import dtfft and mpi4py")
+    found, missing = peer_matrix.find_peers({"MPI4PY_FFT_PYTHON": no_dtfft})
+    assert missing["mpi4py-fft"].startswith(f"MPI4PY_FFT_PYTHON={no_dtfft} cannot import mpi4py_fft and mpi4py")
 
 
 def test_bad_arguments_are_refused(capsys):
