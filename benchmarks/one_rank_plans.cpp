@@ -17,13 +17,19 @@
 // FFTW chose; fftw_sprint_plan prints the peers'. Same text: the same plan; then a speed
 // difference is volfft's own (its call path, its team), else the measurements chose differently.
 //
-// Run as one process (`scripts/mpirun.sh -n 1` or directly). Not installed; no test runs it.
+// It checks itself: after the rounds, one more forward of each on the same input; volfft's output
+// must equal fftw-same's (1e-12, relative to the largest value) and fftw-fresh's (1e-10: another
+// plan rounds differently). Exit status 1 when a check fails or fftw-same's plan is not one of
+// volfft's (then the comparison is void); tests/CMakeLists.txt runs it small (one_rank_plans).
+//
+// Run as one process (`scripts/mpirun.sh -n 1` or directly). Not installed.
 #include <volfft/volfft.h>
 
 #include <fftw3.h>
 #include <dlfcn.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <complex>
 #include <cstdio>
@@ -122,10 +128,12 @@ int main(int argc, char** argv) {
   if (volfft_plans.empty())
     std::printf("volfft made no plan through fftw_plan_guru64_dft: its plans are not shown, and the peers' "
                 "cannot be compared with them\n");
+  bool same_is_volffts = false;
   for (auto [name, p] : {std::pair<const char*, fftw_plan>{"fftw-same", same}, {"fftw-fresh", fresh}}) {
     char* text = fftw_sprint_plan(p);
     bool volfft_has_it = false;
     for (const std::string& v : volfft_plans) volfft_has_it = volfft_has_it || v == text;
+    if (p == same) same_is_volffts = volfft_has_it;
     std::printf("%s's plan (%s one of volfft's):\n%s\n", name, volfft_has_it ? "the same as" : "not", text);
     std::free(text);
   }
@@ -153,8 +161,25 @@ int main(int argc, char** argv) {
   line("volfft", tv, volfft_plan_s);
   line("fftw-same", ts, same_plan_s);
   line("fftw-fresh", tf, fresh_plan_s);
+
+  fill(a, count), fill(b, count), fill(c, count);
+  volfft_forward(plan, a, a);
+  fftw_execute(same);
+  fftw_execute(fresh);
+  double largest = 0, to_same = 0, to_fresh = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    largest = std::max(largest, std::abs(b[k]));
+    to_same = std::max(to_same, std::abs(a[k] - b[k]));
+    to_fresh = std::max(to_fresh, std::abs(a[k] - c[k]));
+  }
+  to_same /= largest, to_fresh /= largest;
+  const bool ok = same_is_volffts && to_same <= 1e-12 && to_fresh <= 1e-10;
+  std::printf("check: volfft's forward against fftw-same's %.1e, against fftw-fresh's %.1e (relative); "
+              "fftw-same's plan %s volfft's: %s\n",
+              to_same, to_fresh, same_is_volffts ? "is" : "is not", ok ? "OK" : "FAILED");
   fftw_destroy_plan(same), fftw_destroy_plan(fresh);
   volfft_plan_destroy(plan);
   fftw_free(a), fftw_free(b), fftw_free(c);
   MPI_Finalize();
+  return ok ? 0 : 1;
 }
