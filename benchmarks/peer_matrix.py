@@ -283,6 +283,16 @@ def _or(value: Optional[float], default: float) -> float:
     return default if value is None else value
 
 
+def plot_series(table: List[Dict[str, Any]]) -> List[tuple]:
+    """The bar series of plot_matrix, one for each ratio some cell of ``table`` has: (legend,
+    median key, range's low key or None, high key or None)."""
+    series = [("volfft default / FFTW-MPI", "ratio_median", "ratio_min", "ratio_max"),
+              ("volfft in place / FFTW-MPI", "ratio_in_place_median", None, None),
+              *((f"volfft best / {name}", f"ratio_{key}_median", f"ratio_{key}_min", f"ratio_{key}_max")
+                for name, key in PEERS)]
+    return [s for s in series if any(row.get(s[1]) is not None for row in table)]
+
+
 def plot_matrix(table: List[Dict[str, Any]], path: str) -> None:
     """Bars of every cell's median ratios (volfft / peer; below the line at 1 volfft is faster),
     with each one's range over the rounds, as a PNG."""
@@ -291,11 +301,7 @@ def plot_matrix(table: List[Dict[str, Any]], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series = [("volfft default / FFTW-MPI", "ratio_median", "ratio_min", "ratio_max"),
-              ("volfft in place / FFTW-MPI", "ratio_in_place_median", None, None),
-              *((f"volfft best / {name}", f"ratio_{key}_median", f"ratio_{key}_min", f"ratio_{key}_max")
-                for name, key in PEERS)]
-    series = [s for s in series if any(row.get(s[1]) is not None for row in table)]
+    series = plot_series(table)
     labels = [f"{row['kind']} {row['n']}^3\nnp {row['np']}" for row in table]
     width = 0.8 / len(series)
     figure, axes = plt.subplots(figsize=(max(6.0, 0.9 * len(table) + 2), 4.5))

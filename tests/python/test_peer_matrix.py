@@ -37,6 +37,8 @@ def test_tiny_matrix(tmp_path, capsys, bench_driver, monkeypatch):
     assert code == 0
     assert (tmp_path / "m.png").stat().st_size > 5000  # the bar chart of the ratios
     report = json.loads(out.read_text())
+    assert [s[0] for s in peer_matrix.plot_series(report["cells"])] == [
+        "volfft default / FFTW-MPI", "volfft in place / FFTW-MPI"]  # no peer ran
     cells = report["cells"]
     assert [(c["kind"], c["n"], c["np"]) for c in cells] == [
         ("c2c", 8, 1), ("c2c", 8, 2), ("r2c", 8, 1), ("r2c", 8, 2)]
@@ -167,8 +169,12 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
                       "--heffte-modes=-no-reorder, -io_pencils  -a2a",
                       "--bench", bench_driver, "--out", str(out), "--plot", str(tmp_path / "m.png")])
     assert code == 0
-    assert (tmp_path / "m.png").stat().st_size > 5000  # bars for FFTW-MPI and the three peers
+    assert (tmp_path / "m.png").stat().st_size > 5000
     report = json.loads(out.read_text())
+    # The plot's bars: FFTW-MPI's two ratios and each peer's once.
+    assert [s[0] for s in peer_matrix.plot_series(report["cells"])] == [
+        "volfft default / FFTW-MPI", "volfft in place / FFTW-MPI", "volfft best / heFFTe",
+        "volfft best / dtFFT", "volfft best / mpi4py-fft"]
     assert report["peers_run"] == ["dtFFT", "heFFTe", "mpi4py-fft"]
     assert report["heffte_modes"] == ["-no-reorder", "-io_pencils -a2a"]
     for cell in report["cells"]:
