@@ -126,6 +126,23 @@ void stream_row(const T* src, Index src_stride, T* dst, Index n, Scalar<T> scale
   copy_row(src + k * src_stride, src_stride, dst + k, 1, n - k, scale);
 }
 
+// for k in [0, work): body(k), over `threads` threads when `parallel`, else on the calling
+// thread alone. Not `#pragma omp parallel if (parallel)`: with its clause false libgomp still
+// makes a team of one thread, allocated and freed on every call (found by
+// tests/mpi/test_no_allocation.cpp).
+template <class F>
+void parallel_for(Index work, int threads, bool parallel, const F& body) {
+#if defined(VOLFFT_HAVE_OPENMP)
+  if (parallel) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (Index k = 0; k < work; ++k) body(k);
+    return;
+  }
+#endif
+  (void)threads, (void)parallel;
+  for (Index k = 0; k < work; ++k) body(k);
+}
+
 // for k in [0, work): body(k), over `threads` threads when `parallel`; then each thread fences
 // its streamed stores (weakly ordered: without the fence another rank, or the caller after the
 // region, could read the lines before they reach memory).
@@ -133,16 +150,18 @@ template <class F>
 void streamed_for(Index work, int threads, bool parallel, const F& body) {
   (void)threads, (void)parallel;
 #if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel num_threads(threads) if (parallel)
-  {
+  if (parallel) {  // not `if (parallel)` on the pragma: see parallel_for
+#pragma omp parallel num_threads(threads)
+    {
 #pragma omp for schedule(static) nowait
-    for (Index k = 0; k < work; ++k) body(k);
-    _mm_sfence();
+      for (Index k = 0; k < work; ++k) body(k);
+      _mm_sfence();
+    }
+    return;
   }
-#else
+#endif
   for (Index k = 0; k < work; ++k) body(k);
   _mm_sfence();
-#endif
 }
 #endif
 
@@ -161,12 +180,12 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
   // "fastest axis" of a transpose one element wide: every 2-D array (its axis 0 has extent 1)
   // and every one-plane box was then copied element by element with scattered writes, 2-3x
   // slower than the strips below.
+  // An insertion sort, stable: std::stable_sort takes a temporary buffer from the heap on every
+  // call, even for three elements (found by tests/mpi/test_no_allocation.cpp).
   std::array<int, 3> ax{0, 1, 2};
-  std::stable_sort(ax.begin(), ax.end(), [&](int a, int b) {
-    const Index sa = e[a] > 1 ? ds[a] : std::numeric_limits<Index>::max();
-    const Index sb = e[b] > 1 ? ds[b] : std::numeric_limits<Index>::max();
-    return sa > sb;
-  });
+  const auto key = [&](int a) { return e[a] > 1 ? ds[a] : std::numeric_limits<Index>::max(); };
+  for (int i = 1; i < 3; ++i)
+    for (int j = i; j > 0 && key(ax[j]) > key(ax[j - 1]); --j) std::swap(ax[j], ax[j - 1]);
   const int fd = ax[2];  // destination's fastest axis
   int fs = fd;           // source's fastest axis among those with extent > 1
   for (int a = 0; a < 3; ++a)
@@ -188,14 +207,11 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
       return;
     }
 #endif
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-    for (Index r = 0; r < rows; ++r) {
+    parallel_for(rows, threads, parallel, [&](Index r) {
       const Index x0 = r / n1, x1 = r % n1;
       copy_row(src + x0 * ss[a0] + x1 * ss[a1], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1], ds[fd], e[fd],
                scale);
-    }
+    });
     return;
   }
   // Transpose between fs (contiguous in src) and fd (contiguous in dst), the third axis outside.
@@ -265,10 +281,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
     constexpr Index L = line_elements<T>();
     const Index strips = (n_d + L - 1) / L, work = e[t] * strips;
     const bool unit = dst_d == 1 && scale == Scalar<T>(1);
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-    for (Index k = 0; k < work; ++k) {
+    parallel_for(work, threads, parallel, [&](Index k) {
       const Index xt = k / strips, d0 = (k % strips) * L, width = std::min(L, n_d - d0);
       const T* s_strip = src + xt * ss[t] + d0 * src_d;
       T* d_strip = dst + xt * ds[t] + d0 * dst_d;
@@ -278,7 +291,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
           T* to = d_strip + xs * dst_s;
           for (Index j = 0; j < L; ++j) to[j] = from[j * src_d];
         }
-        continue;
+        return;
       }
       for (Index xs = 0; xs < n_s; ++xs) {
         const T* from = s_strip + xs * src_s;
@@ -289,17 +302,14 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
           for (Index j = 0; j < width; ++j) to[j * dst_d] = from[j * src_d] * scale;
         }
       }
-    }
+    });
     return;
   }
   // Square tiles (both sides in L1), one loop over (third-axis index, strip of B source rows):
   // each strip is a row of tiles.
   constexpr Index B = tile_edge<T>();
   const Index strips = (n_s + B - 1) / B, work = e[t] * strips;
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-  for (Index k = 0; k < work; ++k) {
+  parallel_for(work, threads, parallel, [&](Index k) {
     const Index xt = k / strips, s0 = (k % strips) * B;
     const T* s_t = src + xt * ss[t];
     T* d_t = dst + xt * ds[t];
@@ -316,7 +326,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
         }
       }
     }
-  }
+  });
 }
 
 template void copy_box<std::complex<double>>(const std::complex<double>*,
@@ -366,10 +376,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
     const Index n_s = extent[tile], n_d = extent[fd], strips = (n_s + B - 1) / B, work = extent[third] * strips;
     const bool parallel = threads > 1 && work * B * n_d * fields >= kParallelElements;
     (void)parallel;
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-    for (Index k = 0; k < work; ++k) {
+    parallel_for(work, threads, parallel, [&](Index k) {
       const Index xt = k / strips, s0 = (k % strips) * B, s1 = std::min(n_s, s0 + B);
       const T* s_t = src + xt * src_strides[third];
       T* d_t = dst + xt * dst_strides[third];
@@ -386,7 +393,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
             }
           }
       }
-    }
+    });
     return;
   }
   // copy_box's method over four axes, the fields the fourth: rows along the destination's
@@ -410,14 +417,11 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
   if (fs == fd || e[fs] <= 1 || ss[fd] == 1) {
     const int a0 = ax[0], a1 = ax[1], a2 = ax[2];
     const Index rows = e[a0] * e[a1] * e[a2];
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-    for (Index r = 0; r < rows; ++r) {
+    parallel_for(rows, threads, parallel, [&](Index r) {
       const Index x2 = r % e[a2], x1 = (r / e[a2]) % e[a1], x0 = r / (e[a2] * e[a1]);
       copy_row(src + x0 * ss[a0] + x1 * ss[a1] + x2 * ss[a2], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1] + x2 * ds[a2],
                ds[fd], e[fd], scale);
-    }
+    });
     return;
   }
   // Tiles of fs (contiguous in the source) x fd (contiguous in the destination); the two other
@@ -429,10 +433,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
   constexpr Index B = tile_edge<T>();
   const Index n_s = e[fs], n_d = e[fd];
   const Index strips = (n_s + B - 1) / B, work = e[t0] * e[t1] * strips;
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-  for (Index k = 0; k < work; ++k) {
+  parallel_for(work, threads, parallel, [&](Index k) {
     const Index strip = k % strips, x1 = (k / strips) % e[t1], x0 = k / (strips * e[t1]);
     const T* s_t = src + x0 * ss[t0] + x1 * ss[t1];
     T* d_t = dst + x0 * ds[t0] + x1 * ds[t1];
@@ -449,7 +450,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
         }
       }
     }
-  }
+  });
 }
 
 #define VOLFFT_COPY_FIELDS(T)                                                                                     \
@@ -465,10 +466,7 @@ template <class Real>
 void scale_array(Real* p, Index n, Real factor, int threads) {
   const bool parallel = threads > 1 && n >= 2 * kParallelElements;
   (void)parallel;
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-  for (Index x = 0; x < n; ++x) p[x] *= factor;
+  parallel_for(n, threads, parallel, [&](Index x) { p[x] *= factor; });
 }
 
 template void scale_array<double>(double*, Index, double, int);
