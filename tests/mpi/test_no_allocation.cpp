@@ -139,8 +139,8 @@ std::vector<Allocation> watched_c_pairs(const std::vector<std::int64_t>& shape) 
   Buffer in(static_cast<std::size_t>(in_count) * 16, 0), out(static_cast<std::size_t>(out_count) * 16, 0);
   std::vector<Allocation> mine = watch_pairs([&] {
     fill(in.data, static_cast<std::size_t>(in_count) * 16, Precision::float64);
-    volfft_forward(plan, in.data, out.data);
-    volfft_backward(plan, out.data, in.data);
+    CHECK(volfft_forward(plan, in.data, out.data) == VOLFFT_OK);
+    CHECK(volfft_backward(plan, out.data, in.data) == VOLFFT_OK);
   });
   volfft_plan_destroy(plan);
   return mine;
