@@ -1,12 +1,13 @@
 // Plan's contract: volfft allocates nothing in forward()/backward() (and Reshape's: nothing in
 // execute()/reverse()). Every engine, transform kind, precision and backend of this build, in
 // place and not, batched, threaded, split phase, on unaligned arrays, from the user's bricks,
-// through the C API, and Reshape on each of its engines: after two warm-up calls, two more forward + backward pairs run under an
-// allocation watch (support/allocation_watch.hpp), and any heap allocation whose code is
-// volfft's (libvolfft, ducc0 inside it) fails the case, with the function that made it.
-// Allocations made by FFTW's or MPI's own code are printed, not failed: they are not volfft's to
-// remove (FFTW's buffered plans take their buffers per call). A control checks that the watch
-// sees an allocation libvolfft does make (Plan::timings() returns a new vector).
+// through the C API, and Reshape on each of its engines: after two warm-up calls, two more of
+// each direction run under an allocation watch (support/allocation_watch.hpp), and any heap
+// allocation whose code is volfft's (libvolfft, ducc0 inside it) fails the case, with the
+// function that made it. Allocations made by FFTW's, MPI's or libgomp's own code are printed, not
+// failed (FFTW's buffered plans take their buffers per call; libgomp, a one-thread team for each
+// of volfft's serial copy regions: copy_box.cpp says why those stay). A control checks that the
+// watch sees an allocation libvolfft does make (Plan::timings() returns a new vector).
 // With Backend::ducc0 the FFTs themselves allocate (ducc0's scratch, plan.hpp says so): those
 // cases check only that no allocation is of the array's size. The copies, exchanges and scaling
 // they share with the FFTW cases are checked there.
