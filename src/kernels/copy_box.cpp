@@ -19,9 +19,9 @@ namespace {
 // complex doubles: starting a parallel region costs a few microseconds).
 // Below it the regions' `if` clause is false, and libgomp then allocates and frees a team of one
 // thread on every call (tests/mpi/test_no_allocation.cpp reports them as libgomp's). Entering the
-// regions only when parallel removed those allocations, but test_threads_np3 then ran past its
-// 300 s timeout on the loaded 2-core VM in both runs (217 s without the change): not kept until
-// measured properly (2026-11-28).
+// regions only when parallel removed those allocations; test_threads_np3 then ran past its 300 s
+// timeout on the loaded 2-core VM, so the change was taken back, but the old regions later timed
+// out there too under load (217 s once when quiet): to be tried again and timed (2026-11-28).
 constexpr Index kParallelElements = Index(1) << 15;
 
 // Tile edge for transposes: 16 x 16 complex doubles = 4 KiB per side, both sides in L1.
