@@ -62,10 +62,9 @@ struct Phase {
 /// (Options::in_place) take one array as both in and out instead, of in_place_bytes(). Nothing is
 /// allocated by volfft in forward()/backward() (checked for every engine, kind and backend), with one
 /// exception: with Backend::ducc0, ducc0's multi-dimensional transforms take their scratch (a few
-/// lines of one axis per thread) and iterators from the heap on every call. FFTW's, MPI's and
-/// OpenMP's own code may allocate inside their calls (some FFTW plans take buffers per execute;
-/// non-blocking collectives, their schedules; libgomp, a one-thread team for a small copy that
-/// runs serially). A Plan is not thread-safe.
+/// lines of one axis per thread) and iterators from the heap on every call. FFTW's and MPI's own
+/// code may allocate inside their calls (some FFTW plans take buffers per execute; non-blocking
+/// collectives, their schedules). A Plan is not thread-safe.
 class Plan {
  public:
   Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind = Kind::c2c,

@@ -17,11 +17,6 @@ namespace {
 
 // Below this many elements a copy runs on the calling thread alone (32 Ki elements, 0.5 MiB of
 // complex doubles: starting a parallel region costs a few microseconds).
-// Below it the regions' `if` clause is false, and libgomp then allocates and frees a team of one
-// thread on every call (tests/mpi/test_no_allocation.cpp reports them as libgomp's). Entering the
-// regions only when parallel removed those allocations; test_threads_np3 then ran past its 300 s
-// timeout on the loaded 2-core VM, so the change was taken back, but the old regions later timed
-// out there too under load (217 s once when quiet): to be tried again and timed (2026-11-28).
 constexpr Index kParallelElements = Index(1) << 15;
 
 // Tile edge for transposes: 16 x 16 complex doubles = 4 KiB per side, both sides in L1.
@@ -131,6 +126,23 @@ void stream_row(const T* src, Index src_stride, T* dst, Index n, Scalar<T> scale
   copy_row(src + k * src_stride, src_stride, dst + k, 1, n - k, scale);
 }
 
+// for k in [0, work): body(k), over `threads` threads when `parallel`, else on the calling
+// thread alone. Not `#pragma omp parallel if (parallel)`: with its clause false libgomp still
+// makes a team of one thread, allocated and freed on every call (found by
+// tests/mpi/test_no_allocation.cpp).
+template <class F>
+void parallel_for(Index work, int threads, bool parallel, const F& body) {
+#if defined(VOLFFT_HAVE_OPENMP)
+  if (parallel) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (Index k = 0; k < work; ++k) body(k);
+    return;
+  }
+#endif
+  (void)threads, (void)parallel;
+  for (Index k = 0; k < work; ++k) body(k);
+}
+
 // for k in [0, work): body(k), over `threads` threads when `parallel`; then each thread fences
 // its streamed stores (weakly ordered: without the fence another rank, or the caller after the
 // region, could read the lines before they reach memory).
@@ -138,16 +150,18 @@ template <class F>
 void streamed_for(Index work, int threads, bool parallel, const F& body) {
   (void)threads, (void)parallel;
 #if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel num_threads(threads) if (parallel)
-  {
+  if (parallel) {  // not `if (parallel)` on the pragma: see parallel_for
+#pragma omp parallel num_threads(threads)
+    {
 #pragma omp for schedule(static) nowait
-    for (Index k = 0; k < work; ++k) body(k);
-    _mm_sfence();
+      for (Index k = 0; k < work; ++k) body(k);
+      _mm_sfence();
+    }
+    return;
   }
-#else
+#endif
   for (Index k = 0; k < work; ++k) body(k);
   _mm_sfence();
-#endif
 }
 #endif
 
@@ -193,14 +207,11 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
       return;
     }
 #endif
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-    for (Index r = 0; r < rows; ++r) {
+    parallel_for(rows, threads, parallel, [&](Index r) {
       const Index x0 = r / n1, x1 = r % n1;
       copy_row(src + x0 * ss[a0] + x1 * ss[a1], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1], ds[fd], e[fd],
                scale);
-    }
+    });
     return;
   }
   // Transpose between fs (contiguous in src) and fd (contiguous in dst), the third axis outside.
@@ -270,10 +281,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
     constexpr Index L = line_elements<T>();
     const Index strips = (n_d + L - 1) / L, work = e[t] * strips;
     const bool unit = dst_d == 1 && scale == Scalar<T>(1);
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-    for (Index k = 0; k < work; ++k) {
+    parallel_for(work, threads, parallel, [&](Index k) {
       const Index xt = k / strips, d0 = (k % strips) * L, width = std::min(L, n_d - d0);
       const T* s_strip = src + xt * ss[t] + d0 * src_d;
       T* d_strip = dst + xt * ds[t] + d0 * dst_d;
@@ -283,7 +291,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
           T* to = d_strip + xs * dst_s;
           for (Index j = 0; j < L; ++j) to[j] = from[j * src_d];
         }
-        continue;
+        return;
       }
       for (Index xs = 0; xs < n_s; ++xs) {
         const T* from = s_strip + xs * src_s;
@@ -294,17 +302,14 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
           for (Index j = 0; j < width; ++j) to[j * dst_d] = from[j * src_d] * scale;
         }
       }
-    }
+    });
     return;
   }
   // Square tiles (both sides in L1), one loop over (third-axis index, strip of B source rows):
   // each strip is a row of tiles.
   constexpr Index B = tile_edge<T>();
   const Index strips = (n_s + B - 1) / B, work = e[t] * strips;
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-  for (Index k = 0; k < work; ++k) {
+  parallel_for(work, threads, parallel, [&](Index k) {
     const Index xt = k / strips, s0 = (k % strips) * B;
     const T* s_t = src + xt * ss[t];
     T* d_t = dst + xt * ds[t];
@@ -321,7 +326,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
         }
       }
     }
-  }
+  });
 }
 
 template void copy_box<std::complex<double>>(const std::complex<double>*,
@@ -371,10 +376,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
     const Index n_s = extent[tile], n_d = extent[fd], strips = (n_s + B - 1) / B, work = extent[third] * strips;
     const bool parallel = threads > 1 && work * B * n_d * fields >= kParallelElements;
     (void)parallel;
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-    for (Index k = 0; k < work; ++k) {
+    parallel_for(work, threads, parallel, [&](Index k) {
       const Index xt = k / strips, s0 = (k % strips) * B, s1 = std::min(n_s, s0 + B);
       const T* s_t = src + xt * src_strides[third];
       T* d_t = dst + xt * dst_strides[third];
@@ -391,7 +393,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
             }
           }
       }
-    }
+    });
     return;
   }
   // copy_box's method over four axes, the fields the fourth: rows along the destination's
@@ -415,14 +417,11 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
   if (fs == fd || e[fs] <= 1 || ss[fd] == 1) {
     const int a0 = ax[0], a1 = ax[1], a2 = ax[2];
     const Index rows = e[a0] * e[a1] * e[a2];
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-    for (Index r = 0; r < rows; ++r) {
+    parallel_for(rows, threads, parallel, [&](Index r) {
       const Index x2 = r % e[a2], x1 = (r / e[a2]) % e[a1], x0 = r / (e[a2] * e[a1]);
       copy_row(src + x0 * ss[a0] + x1 * ss[a1] + x2 * ss[a2], ss[fd], dst + x0 * ds[a0] + x1 * ds[a1] + x2 * ds[a2],
                ds[fd], e[fd], scale);
-    }
+    });
     return;
   }
   // Tiles of fs (contiguous in the source) x fd (contiguous in the destination); the two other
@@ -434,10 +433,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
   constexpr Index B = tile_edge<T>();
   const Index n_s = e[fs], n_d = e[fd];
   const Index strips = (n_s + B - 1) / B, work = e[t0] * e[t1] * strips;
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-  for (Index k = 0; k < work; ++k) {
+  parallel_for(work, threads, parallel, [&](Index k) {
     const Index strip = k % strips, x1 = (k / strips) % e[t1], x0 = k / (strips * e[t1]);
     const T* s_t = src + x0 * ss[t0] + x1 * ss[t1];
     T* d_t = dst + x0 * ds[t0] + x1 * ds[t1];
@@ -454,7 +450,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
         }
       }
     }
-  }
+  });
 }
 
 #define VOLFFT_COPY_FIELDS(T)                                                                                     \
@@ -470,10 +466,7 @@ template <class Real>
 void scale_array(Real* p, Index n, Real factor, int threads) {
   const bool parallel = threads > 1 && n >= 2 * kParallelElements;
   (void)parallel;
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-#endif
-  for (Index x = 0; x < n; ++x) p[x] *= factor;
+  parallel_for(n, threads, parallel, [&](Index x) { p[x] *= factor; });
 }
 
 template void scale_array<double>(double*, Index, double, int);

@@ -4,10 +4,10 @@
 // through the C API, and Reshape on each of its engines: after two warm-up calls, two more of
 // each direction run under an allocation watch (support/allocation_watch.hpp), and any heap
 // allocation whose code is volfft's (libvolfft, ducc0 inside it) fails the case, with the
-// function that made it. Allocations made by FFTW's, MPI's or libgomp's own code are printed, not
-// failed (FFTW's buffered plans take their buffers per call; libgomp, a one-thread team for each
-// of volfft's serial copy regions: copy_box.cpp says why those stay). A control checks that the
-// watch sees an allocation libvolfft does make (Plan::timings() returns a new vector).
+// function that made it; a team libgomp makes for volfft's parallel region counts as volfft's.
+// Allocations made by FFTW's or MPI's own code are printed, not failed (FFTW's buffered plans
+// take their buffers per call). A control checks that the watch sees an allocation libvolfft
+// does make (Plan::timings() returns a new vector).
 // With Backend::ducc0 the FFTs themselves allocate (ducc0's scratch, plan.hpp says so): those
 // cases check only that no allocation is of the array's size. The copies, exchanges and scaling
 // they share with the FFTW cases are checked there.
@@ -35,7 +35,7 @@ using namespace volfft_test;
 
 namespace {
 
-std::map<std::string, long> others;  // allocations by FFTW, MPI, OpenMP: owner -> count
+std::map<std::string, long> others;  // allocations by FFTW's and MPI's code: owner -> count
 
 /// Bytes aligned to 64, `offset` bytes past an aligned start (offset 16: aligned for complex
 /// values but not for FFTW's SIMD plans).

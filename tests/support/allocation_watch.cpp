@@ -49,7 +49,7 @@ __attribute__((noinline)) void record(std::size_t bytes) {
 bool is_runtime(const char* file) {
   const char* base = std::strrchr(file, '/');
   base = base ? base + 1 : file;
-  for (const char* prefix : {"libc.so", "libstdc++", "libgcc_s", "libm.so", "ld-linux"})
+  for (const char* prefix : {"libc.so", "libstdc++", "libgcc_s", "libm.so", "ld-linux", "libgomp"})
     if (std::strncmp(base, prefix, std::strlen(prefix)) == 0) return true;
   return false;
 }

@@ -4,11 +4,10 @@
 // over the C and C++ libraries' for the whole process, libvolfft and ducc0 included); outside a
 // watch they only forward to glibc's allocator.
 //
-// An allocation belongs to the innermost caller on its stack that is not the C or C++ runtime
-// (libc, libstdc++, libgcc_s) nor this file: an std::vector grown inside libvolfft is volfft's,
-// a buffer FFTW's, Open MPI's or libgomp's own code takes is theirs (libgomp allocates a team of
-// one thread for each parallel region whose `if` clause is false, volfft's small copies and
-// scaling passes included: see copy_box.cpp). Not for sanitizer builds (ASan replaces
+// An allocation belongs to the innermost caller on its stack that is not the C, C++ or OpenMP
+// runtime (libc, libstdc++, libgcc_s, libgomp) nor this file: an std::vector grown inside
+// libvolfft is volfft's, and so is a team libgomp makes for volfft's parallel region; a buffer
+// FFTW's or Open MPI's own code takes is theirs. Not for sanitizer builds (ASan replaces
 // the allocator itself).
 #pragma once
 
