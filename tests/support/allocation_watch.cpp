@@ -74,17 +74,17 @@ __attribute__((noinline)) void* realloc(void* p, std::size_t n) {
 }
 __attribute__((noinline)) void* aligned_alloc(std::size_t alignment, std::size_t n) {
   record(n);
-  return __libc_memalign(alignment, n);
+  return aligned(alignment, n);
 }
 __attribute__((noinline)) void* memalign(std::size_t alignment, std::size_t n) {
   record(n);
-  return __libc_memalign(alignment, n);
+  return aligned(alignment, n);
 }
 __attribute__((noinline)) int posix_memalign(void** out, std::size_t alignment, std::size_t n) {
   record(n);
   if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
-  void* p = __libc_memalign(alignment, n);
-  if (!p && n != 0) return ENOMEM;
+  void* p = aligned(alignment, n);
+  if (!p) return ENOMEM;
   *out = p;
   return 0;
 }
