@@ -32,10 +32,9 @@ void check_in_place(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, c
   const std::array<Index, 3> s3 = nd == 3 ? std::array<Index, 3>{shape[0], shape[1], shape[2]}
                                           : std::array<Index, 3>{shape[0], shape[1], 1};
   const Index n_total = s3[0] * s3[1] * s3[2];
-  std::vector<cd> global(n_total);
-  for (Index k = 0; k < n_total; ++k)
-    global[k] = kind == Kind::r2c ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
-  const auto ref = reference_fft(global, s3);
+  const auto pair = reference_pair(s3, kind == Kind::r2c);
+  const std::vector<cd>& global = pair->data;
+  const std::vector<cd>& ref = pair->transform;
   auto flat = [&](const std::array<Index, 3>& x) {
     return nd == 3 ? (x[0] * s3[1] + x[1]) * s3[2] + x[2] : x[0] * s3[1] + x[1];
   };

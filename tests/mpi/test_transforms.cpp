@@ -35,11 +35,10 @@ void run_case(MPI_Comm comm, const std::vector<Index>& shape, Kind kind, std::ar
   const Index nlast_c = kind == Kind::r2c ? nlast / 2 + 1 : nlast;
 
   // Global data and reference (every rank builds the whole thing: shapes are small).
-  std::vector<cd> global(n_total);
-  for (Index k = 0; k < n_total; ++k)
-    global[k] = kind == Kind::r2c ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
   // A 2-D array is transformed as (n0, n1, 1) by the reference: same numbers.
-  const auto ref = reference_fft(global, s3);
+  const auto pair = reference_pair(s3, kind == Kind::r2c);
+  const std::vector<cd>& global = pair->data;
+  const std::vector<cd>& ref = pair->transform;
 
   const LocalLayout in_arr(plan.input_box(), plan.input_order(), nd);
   const LocalLayout out_arr(plan.output_box(), plan.output_order(), nd);

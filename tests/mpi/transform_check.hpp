@@ -61,10 +61,9 @@ std::vector<std::complex<Real>> check_transform(MPI_Comm comm, const std::vector
   const Index n_total = s3[0] * s3[1] * s3[2];
   const Index nlast = shape[nd - 1], nlast_c = kind == Kind::r2c ? nlast / 2 + 1 : nlast;
 
-  std::vector<cd> global(n_total);
-  for (Index k = 0; k < n_total; ++k)
-    global[k] = kind == Kind::r2c ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
-  const auto ref = reference_fft(global, s3);
+  const auto pair = reference_pair(s3, kind == Kind::r2c);
+  const std::vector<cd>& global = pair->data;
+  const std::vector<cd>& ref = pair->transform;
   const LocalLayout in_arr(plan.input_box(), plan.input_order(), nd);
   const LocalLayout out_arr(plan.output_box(), plan.output_order(), nd);
   auto flat = [&](const std::array<Index, 3>& x) {

@@ -2,6 +2,10 @@
 
 #include <fftw3.h>
 
+#include <deque>
+#include <tuple>
+#include <utility>
+
 namespace volfft_test {
 
 std::vector<cd> reference_fft(const std::vector<cd>& data, const std::array<Index, 3>& shape) {
@@ -13,6 +17,29 @@ std::vector<cd> reference_fft(const std::vector<cd>& data, const std::array<Inde
   fftw_execute(p);
   fftw_destroy_plan(p);
   return out;
+}
+
+std::shared_ptr<const ReferencePair> reference_pair(const std::array<Index, 3>& shape, bool real_input) {
+  using Key = std::pair<std::array<Index, 3>, bool>;
+  static std::deque<std::pair<Key, std::shared_ptr<const ReferencePair>>> kept;
+  const Key key{shape, real_input};
+  for (const auto& entry : kept)
+    if (entry.first == key) return entry.second;
+  auto pair = std::make_shared<ReferencePair>();
+  const Index n = shape[0] * shape[1] * shape[2];
+  pair->data.resize(static_cast<std::size_t>(n));
+  for (Index k = 0; k < n; ++k)
+    pair->data[k] = real_input ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
+  pair->transform = reference_fft(pair->data, shape);
+  kept.emplace_back(key, pair);
+  const Index bound = Index(1) << 22;
+  Index total = 0;
+  for (const auto& entry : kept) total += static_cast<Index>(entry.second->data.size());
+  while (kept.size() > 1 && total > bound) {
+    total -= static_cast<Index>(kept.front().second->data.size());
+    kept.pop_front();
+  }
+  return pair;
 }
 
 }  // namespace volfft_test

@@ -4,6 +4,7 @@
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace volfft_test {
@@ -22,5 +23,19 @@ inline double value_at(Index flat, int salt) {
 
 /// Full forward c2c FFT (unscaled) of a C-order array of `shape` (3 entries), in double.
 std::vector<cd> reference_fft(const std::vector<cd>& data, const std::array<Index, 3>& shape);
+
+/// The transform suites' test data over a C-order array of `shape` (3 entries; a 2-D array as
+/// (n0, n1, 1)): value_at(k, 1) + i value_at(k, 2) at flat index k, or value_at(k, 1) alone for
+/// real input; and its reference_fft.
+struct ReferencePair {
+  std::vector<cd> data;
+  std::vector<cd> transform;
+};
+
+/// The pair of `shape`, made once per process: the suites check many option sets on the same few
+/// shapes, and every rank builds the whole array, so making it on every check cost a tenth of
+/// test_threads' time. Pairs are kept up to 4 Mi elements in all, the oldest dropped first; the
+/// one returned stays valid while its pointer is held.
+std::shared_ptr<const ReferencePair> reference_pair(const std::array<Index, 3>& shape, bool real_input);
 
 }  // namespace volfft_test
