@@ -3,7 +3,6 @@
 #include <fftw3.h>
 
 #include <deque>
-#include <tuple>
 #include <utility>
 
 namespace volfft_test {
