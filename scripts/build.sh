@@ -14,14 +14,15 @@ cd "$(dirname "$0")/.."
 VENV=${VOLFFT_VENV:-.venv}
 BUILD_DIR=${VOLFFT_BUILD_DIR:-build}
 # The project's CI (CI=true, a shared 2-core VM whose speed varies severalfold between runs):
-# everything at -O1, and ducc0 for the compiler's default instruction set. The tests check
-# results, which neither changes; the build's time is what decides whether the CI's run ends in
-# its limit. On the loaded VM of 2026-11-27 ducc0's two sources took 38% of the build's compile
+# everything at -O1 (ducc0's sources at -Og), and ducc0 for the compiler's default instruction
+# set. The tests check results, which neither changes; the build's time is what decides whether
+# the CI's run ends in its limit. On the loaded VM of 2026-11-27 ducc0's two sources took 38% of the build's compile
 # time at -O3 for the default instruction set (53 of 133 CPU-minutes with -march=native, which
 # compiles its kernels for every SIMD width up to AVX-512), the library's own sources 30%, and
 # ducc0's float source took 445 s of CPU at -O1. Every other build keeps the Release flags and
 # cmake/ducc0.cmake's native default, which make volfft and ducc0 fast. A VOLFFT_DUCC0_ARCH in
-# VOLFFT_CMAKE_DEFINES wins; VOLFFT_CI_OPTIMIZE=0 keeps the Release flags under CI=true.
+# VOLFFT_CMAKE_DEFINES wins, as does a VOLFFT_DUCC0_OPTIMIZE; VOLFFT_CI_OPTIMIZE=0 keeps the
+# Release flags under CI=true.
 cmake_defines=${VOLFFT_CMAKE_DEFINES:-}
 defines=()
 if [ "${CI:-}" = true ]; then
@@ -30,10 +31,14 @@ if [ "${CI:-}" = true ]; then
     echo "build: CI=true: ducc0 for the compiler's default instruction set"
   fi
   if [ "${VOLFFT_CI_OPTIMIZE:-1}" != 0 ]; then
+    # ducc0's two sources at -Og (cmake/ducc0.cmake says what that saves), unless named.
+    if [[ " $cmake_defines" != *" VOLFFT_DUCC0_OPTIMIZE="* ]]; then
+      cmake_defines="VOLFFT_DUCC0_OPTIMIZE=-Og $cmake_defines"
+    fi
     # One word each: the flags' value holds a space.
     defines+=("-Ccmake.define.CMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
               "-Ccmake.define.CMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG")
-    echo "build: CI=true: everything at -O1 (VOLFFT_CI_OPTIMIZE=0 keeps the Release flags)"
+    echo "build: CI=true: everything at -O1, ducc0 at -Og (VOLFFT_CI_OPTIMIZE=0 keeps the Release flags)"
   fi
 fi
 for define in $cmake_defines; do defines+=("-Ccmake.define.$define"); done
