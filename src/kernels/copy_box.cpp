@@ -174,7 +174,6 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
   if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) return;
   // Threads only pay for themselves on boxes that take longer than starting them.
   const bool parallel = threads > 1 && e[0] * e[1] * e[2] >= kParallelElements;
-  (void)parallel;
   // Axes of the destination from slowest to fastest; an extent-1 axis counts as the slowest
   // whatever its stride (it is no loop at all). Sorted as the fastest instead, it became the
   // "fastest axis" of a transpose one element wide: every 2-D array (its axis 0 has extent 1)
@@ -375,7 +374,6 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
     constexpr Index B = tile_edge<T>();
     const Index n_s = extent[tile], n_d = extent[fd], strips = (n_s + B - 1) / B, work = extent[third] * strips;
     const bool parallel = threads > 1 && work * B * n_d * fields >= kParallelElements;
-    (void)parallel;
     parallel_for(work, threads, parallel, [&](Index k) {
       const Index xt = k / strips, s0 = (k % strips) * B, s1 = std::min(n_s, s0 + B);
       const T* s_t = src + xt * src_strides[third];
@@ -413,7 +411,6 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
     if (e[a] > 1 && (e[fs] <= 1 || ss[a] < ss[fs])) fs = a;
 
   const bool parallel = threads > 1 && e[0] * e[1] * e[2] * e[3] >= kParallelElements;
-  (void)parallel;
   if (fs == fd || e[fs] <= 1 || ss[fd] == 1) {
     const int a0 = ax[0], a1 = ax[1], a2 = ax[2];
     const Index rows = e[a0] * e[a1] * e[a2];
@@ -465,7 +462,6 @@ VOLFFT_COPY_FIELDS(float)
 template <class Real>
 void scale_array(Real* p, Index n, Real factor, int threads) {
   const bool parallel = threads > 1 && n >= 2 * kParallelElements;
-  (void)parallel;
   parallel_for(n, threads, parallel, [&](Index x) { p[x] *= factor; });
 }
 
