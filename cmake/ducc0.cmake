@@ -22,9 +22,9 @@ set(VOLFFT_DUCC0_ARCH "${_ducc0_arch_default}" CACHE STRING
     "-march value for the ducc0 sources only (empty: the compiler default)")
 
 # An optimisation flag for the ducc0 sources alone, after the build type's (empty: the build
-# type's). Under CI=true scripts/build.sh passes -Og: ducc0's templates took 383 CPU-s per
-# precision at -O1 and 117 at -Og (2-core VM, 2026-11-28), a third of the CI's build, for
-# results that do not change; the ducc0 tests then ran slower (test_threads np 1: 75 -> 104 CPU-s).
+# type's). Under CI=true scripts/build.sh passes -Og: ducc0's double-precision source took 383
+# CPU-s at -O1 and 117 at -Og (2-core VM, 2026-11-28; the two sources were 572 of the CI build's
+# 3800 job-seconds at -O1), for results that do not change; the ducc0 tests then ran slower (test_threads np 1: 75 -> 104 CPU-s).
 set(VOLFFT_DUCC0_OPTIMIZE "" CACHE STRING
     "Optimisation flag for the ducc0 sources only, e.g. -Og (empty: the build type's)")
 
