@@ -29,9 +29,7 @@ void check_kinds(MPI_Comm comm, const std::vector<Index>& shape, const std::vect
   const int nd = static_cast<int>(shape.size());
   Index n_total = 1;
   for (Index e : shape) n_total *= e;
-  std::vector<cd> global(n_total);
-  for (Index k = 0; k < n_total; ++k)
-    global[k] = kind == Kind::r2c ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
+  const std::vector<cd> global = test_data(n_total, kind == Kind::r2c);
   const auto ref = reference(global, shape, kinds);
   std::vector<Index> out_shape = shape;
   if (kind == Kind::r2c) out_shape.back() = shape.back() / 2 + 1;

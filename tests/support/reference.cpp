@@ -18,6 +18,12 @@ std::vector<cd> reference_fft(const std::vector<cd>& data, const std::array<Inde
   return out;
 }
 
+std::vector<cd> test_data(Index n, bool real_input) {
+  std::vector<cd> data(static_cast<std::size_t>(n));
+  for (Index k = 0; k < n; ++k) data[k] = real_input ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
+  return data;
+}
+
 std::shared_ptr<const ReferencePair> reference_pair(const std::array<Index, 3>& shape, bool real_input) {
   using Key = std::pair<std::array<Index, 3>, bool>;
   static std::deque<std::pair<Key, std::shared_ptr<const ReferencePair>>> kept;
@@ -25,10 +31,7 @@ std::shared_ptr<const ReferencePair> reference_pair(const std::array<Index, 3>& 
   for (const auto& entry : kept)
     if (entry.first == key) return entry.second;
   auto pair = std::make_shared<ReferencePair>();
-  const Index n = shape[0] * shape[1] * shape[2];
-  pair->data.resize(static_cast<std::size_t>(n));
-  for (Index k = 0; k < n; ++k)
-    pair->data[k] = real_input ? cd(value_at(k, 1), 0) : cd(value_at(k, 1), value_at(k, 2));
+  pair->data = test_data(shape[0] * shape[1] * shape[2], real_input);
   pair->transform = reference_fft(pair->data, shape);
   kept.emplace_back(key, pair);
   const Index bound = Index(1) << 22;

@@ -24,6 +24,10 @@ inline double value_at(Index flat, int salt) {
 /// Full forward c2c FFT (unscaled) of a C-order array of `shape` (3 entries), in double.
 std::vector<cd> reference_fft(const std::vector<cd>& data, const std::array<Index, 3>& shape);
 
+/// The transform suites' test data at flat indices [0, n): value_at(k, 1) + i value_at(k, 2), or
+/// value_at(k, 1) alone for real input.
+std::vector<cd> test_data(Index n, bool real_input);
+
 /// The transform suites' test data over a C-order array of `shape` (3 entries; a 2-D array as
 /// (n0, n1, 1)): value_at(k, 1) + i value_at(k, 2) at flat index k, or value_at(k, 1) alone for
 /// real input; and its reference_fft.
