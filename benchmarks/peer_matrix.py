@@ -96,8 +96,10 @@ def _mpirun(nprocs: int, program: Sequence[str], timeout: float) -> subprocess.C
     # MPI_Init), its C environment carries variables that make the child mpirun fail.
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OMPI_COMM_WORLD", "PMIX_", "PMI_", "HYDRA_"))}
+    from volfft import _launch  # stops the whole job on a timeout, ranks included
+
     try:
-        return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+        return _launch.run_job(command, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as error:
         raise RuntimeError(f"{' '.join(command)}: no result within {timeout} s") from error
 

@@ -7,7 +7,8 @@ set -euo pipefail
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config git
               libopenmpi-dev openmpi-bin libfftw3-dev libfftw3-mpi-dev iproute2
               gfortran)  # gfortran: the Fortran 2003 FFTW-MPI test of volfft_fftw3_mpi
-PIP_PACKAGES=(numpy mpi4py "nanobind>=2" "scikit-build-core>=0.10" matplotlib pytest)
+# pytest-timeout: a time limit per Python test (pyproject.toml), so that a hung test fails by name.
+PIP_PACKAGES=(numpy mpi4py "nanobind>=2" "scikit-build-core>=0.10" matplotlib pytest pytest-timeout)
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then
@@ -41,7 +42,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "install-deps: creating the project environment $VENV (from $("$BASE_PYTHON" -c 'import sys; print(sys.executable)'))"
   "$BASE_PYTHON" -m venv "$VENV"
 fi
-if ! "$VENV/bin/python" -c "import numpy, mpi4py, nanobind, scikit_build_core, matplotlib, pytest" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import numpy, mpi4py, nanobind, scikit_build_core, matplotlib, pytest, pytest_timeout" 2>/dev/null; then
   echo "install-deps: pip install ${PIP_PACKAGES[*]} into $VENV"
   "$VENV/bin/python" -m pip install -q "${PIP_PACKAGES[@]}"
 fi

@@ -10,7 +10,9 @@ calibrate``, the benchmarks and the emulated cluster (``tools/vcluster``):
   cores is common on a workstation and in the tests), and refuses to run as root unless both
   ``OMPI_ALLOW_RUN_AS_ROOT`` and ``OMPI_ALLOW_RUN_AS_ROOT_CONFIRM`` are set. It also binds each
   rank to one core when a job has at most 2 ranks, which leaves a rank's threads sharing that
-  core: ``--bind-to none`` (as ``scripts/mpirun.sh``). MPICH needs none of these.
+  core: ``--bind-to none`` (as ``scripts/mpirun.sh``). MPICH needs none of these;
+* a job that runs past its time is stopped whole (:func:`stop_job`, :func:`run_job`): the
+  launcher and the ranks it started, which ``subprocess.run(timeout=...)`` would leave running.
 
 Standard library only: imports neither MPI nor the compiled extension, and works when loaded
 from its file alone (``tools/vcluster`` does that when volfft is not installed).
@@ -19,7 +21,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+import tempfile
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 OPENMPI = "openmpi"
@@ -88,3 +92,99 @@ def launch(nprocs: int, program: Sequence[str], mpirun: str = "mpirun",
     """:func:`launch_command` and :func:`launch_environment` together (one flavour test)."""
     flavour = flavour or mpi_flavour(mpirun)
     return launch_command(nprocs, program, mpirun, flavour), launch_environment(flavour)
+
+
+def _process_tree(pid: int) -> List[Tuple[int, str]]:
+    """Every descendant of ``pid`` now, as (pid, start time) pairs: empty without Linux's /proc.
+
+    The start time tells a process from a later one given the same pid.
+    """
+    children: Dict[int, List[Tuple[int, str]]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()  # after "pid (comm)"
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        children.setdefault(int(fields[1]), []).append((int(entry), fields[19]))
+    tree, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            tree.append(child)
+            todo.append(child[0])
+    return tree
+
+
+def _start_time(pid: int) -> Optional[str]:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def stop_job(process: "subprocess.Popen", grace: float = 10.0) -> None:
+    """Stop a launcher and every process it started; returns once the launcher has exited.
+
+    The launcher is asked first (SIGTERM: mpirun and Hydra forward it to the ranks and clean
+    up); whatever of its process tree is left after ``grace`` seconds is killed. The tree is
+    read before asking, because Open MPI's ranks sit in process groups of their own and, once
+    mpirun has gone, are no longer its children: killing mpirun alone (what
+    ``subprocess.run(timeout=...)`` does) leaves them running and holding its output pipes.
+    """
+    tree = _process_tree(process.pid)
+    try:
+        process.terminate()
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    for pid, started in tree:
+        if _start_time(pid) == started:  # still the process we saw, not a new one
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def run_job(command: Sequence[str], *, timeout: float, env: Optional[Mapping[str, str]] = None,
+            cwd: Optional[str] = None, grace: float = 10.0) -> "subprocess.CompletedProcess[str]":
+    """Run ``command`` (a launcher, or any program that may start one) to its end, its stdout and
+    stderr captured as text; at most ``timeout`` seconds.
+
+    Raises
+    ------
+    subprocess.TimeoutExpired
+        After ``timeout`` s, once the whole job has been stopped (:func:`stop_job` with
+        ``grace``); it carries what the job had printed (``output``, ``stderr``).
+
+    The output goes through temporary files, not pipes, so that no process outliving the
+    launcher can keep this call waiting for an end of file.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(list(command), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                   env=None if env is None else dict(env), cwd=cwd)
+        try:
+            code: Optional[int] = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        except BaseException:  # interrupted (Ctrl-C, a test's own time limit): nothing left behind
+            stop_job(process, grace)
+            raise
+        if code is None:
+            stop_job(process, grace)
+
+        def text(handle) -> str:
+            handle.seek(0)
+            return handle.read().decode("utf-8", errors="replace")
+
+        if code is None:
+            raise subprocess.TimeoutExpired(list(command), timeout, output=text(out),
+                                            stderr=text(err))
+        return subprocess.CompletedProcess(list(command), code, text(out), text(err))

@@ -155,19 +155,14 @@ def _run_with_timeout(command: List[str], env: Dict[str, str],
                       timeout: Optional[float]) -> Optional[int]:
     """Run the launcher; None when it ran past ``timeout`` and was stopped.
 
-    mpirun is asked to stop first (SIGTERM, which it forwards to the ranks) and killed only if
-    it does not within 10 s, so no rank is left behind.
+    mpirun is asked to stop first (SIGTERM, which it forwards to the ranks); what is left of
+    the job 10 s later is killed, ranks included (``_launch.stop_job``).
     """
     process = subprocess.Popen(command, env=env)
     try:
         return process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _launch.stop_job(process)
         return None
 
 

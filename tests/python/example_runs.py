@@ -32,8 +32,7 @@ def run_example(name: str, nprocs: int, args: Sequence[str] = (), timeout: float
     """`mpirun -n nprocs python docs/examples/<name> args...` from the repository root."""
     flavour = _launch.mpi_flavour(MPIRUN)
     command = _launch.launch_command(nprocs, [sys.executable, example_path(name), *args], MPIRUN, flavour)
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                          env=clean_environment(flavour), cwd=ROOT)
+    return _launch.run_job(command, timeout=timeout, env=clean_environment(flavour), cwd=ROOT)
 
 
 def load_example(name: str, module_name: str) -> ModuleType:

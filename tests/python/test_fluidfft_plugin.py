@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
 import sys
 
 import pytest
@@ -69,8 +68,7 @@ def test_fluidfft_test_classes_under_mpirun(nprocs):
             pytest.skip(f"MPICH with {nprocs} ranks on {limit} cores (VOLFFT_MPICH_MAX_NP)")
     command = _launch.launch_command(nprocs, [sys.executable, "-m", "mpi4py", DRIVER], MPIRUN,
                                      flavour)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=150,
-                            env=plugin_environment(flavour), cwd=ROOT)
+    result = _launch.run_job(command, timeout=150, env=plugin_environment(flavour), cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"at np={nprocs}: OK" in result.stdout, result.stdout + result.stderr
     # fluidfft's 3-D test function returns (passes) when the operators cannot be built.

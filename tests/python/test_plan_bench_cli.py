@@ -58,8 +58,8 @@ def run_cli(*args, env_extra=None):
            if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_"))}
     # (conftest.py has put python/ on PYTHONPATH when volfft is not installed)
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "volfft", "bench", *args], capture_output=True,
-                          text=True, timeout=180, env=env, cwd=ROOT)
+    return _launch.run_job([sys.executable, "-m", "volfft", "bench", *args], timeout=180, env=env,
+                           cwd=ROOT)
 
 
 def test_launch_command_per_mpi_flavor():
@@ -199,7 +199,7 @@ def test_real_driver(tmp_path):
 def test_every_engine_of_the_library_is_in_help_and_in_engine_all():
     """The driver's engine list comes from the library's catalogue: none missing, none extra."""
     names = volfft.plan_options()["engine"]["names"]
-    shown = subprocess.run([_built_driver(), "--help"], capture_output=True, text=True)
+    shown = _launch.run_job([_built_driver(), "--help"], timeout=60)
     help_text = shown.stdout + shown.stderr
     assert "--engine " + "|".join(names) + "|all]" in help_text, help_text
     result = run_cli("-n", "2", "--bench", _built_driver(), "--timeout", "120", "c2c", "double", "8", "6", "5",
@@ -241,7 +241,7 @@ def test_fftw_mpi_peer_runs_in_every_mode_and_the_fastest_is_compared(tmp_path):
     command, env = _launch.launch(2, [_built_driver(), "r2c", "double", "16", "12", "10",
                                       "--iters", "3", "--effort", "estimate", "--compare",
                                       "fftw-mpi", "--json", str(out)], MPIRUN)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    result = _launch.run_job(command, timeout=180, env=env)
     if "built without FFTW-MPI" in result.stdout + result.stderr:
         # An MPI without FFTW-MPI (MPICH beside Debian's Open MPI FFTW-MPI: docs/mpich.md).
         pytest.skip("this volfft-bench was built without FFTW-MPI (VOLFFT_BENCH_FFTW_MPI=OFF)")
@@ -270,7 +270,7 @@ def test_batch_in_place_and_kinds_are_verified(tmp_path, extra):
     out = tmp_path / "b.json"
     command, env = _launch.launch(2, [_built_driver(), "r2c", "double", "12", "10", "8", "--iters", "2",
                                       "--effort", "estimate", "--json", str(out), *extra], MPIRUN)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    result = _launch.run_job(command, timeout=180, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(out.read_text())
     assert report["verify"]["ok"]
@@ -294,11 +294,11 @@ def test_more_than_three_sizes_are_checked_by_their_round_trip(tmp_path, problem
     out = tmp_path / "nd.json"
     command, env = _launch.launch(2, [_built_driver(), *problem, "--iters", "2", "--effort", "estimate",
                                       "--json", str(out)], MPIRUN)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    result = _launch.run_job(command, timeout=180, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(out.read_text())
     assert report["verify"]["ok"] and report["config"]["shape"] == [int(n) for n in problem[2:] if n.isdigit()]
     assert "forward not checked" in result.stdout
     command, env = _launch.launch(1, [_built_driver(), *problem, "--batch", "2"], MPIRUN)
-    refused = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    refused = _launch.run_job(command, timeout=60, env=env)
     assert refused.returncode != 0 and "--batch takes 2 or 3 sizes" in refused.stdout + refused.stderr

@@ -313,15 +313,15 @@ def test_plan_left_open_at_exit_does_not_crash_the_interpreter():
     # mpi4py finalizes MPI at exit, possibly before the plan is collected: the plan must then be
     # abandoned, not freed (freeing communicators after MPI_Finalize aborts the process).
     import os
-    import subprocess
     import sys
+
+    from volfft._launch import run_job
 
     code = ("import volfft\nfrom mpi4py import MPI\n"
             "kept = volfft.Plan(MPI.COMM_WORLD, (8, 8, 8), effort='estimate')\n"
             "dup = volfft.Plan(MPI.COMM_WORLD.Dup(), (4, 4), effort='estimate')\nprint('done')\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120, env=env)
+    result = run_job([sys.executable, "-c", code], timeout=120, env=env)
     assert result.returncode == 0 and "done" in result.stdout, result.stderr
 
 

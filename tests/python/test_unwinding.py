@@ -18,7 +18,7 @@ import pytest
 
 volfft = pytest.importorskip("volfft")
 pytest.importorskip("mpi4py")
-from volfft._launch import find_mpirun, launch  # noqa: E402
+from volfft._launch import find_mpirun, launch, run_job  # noqa: E402
 
 SCRIPT = textwrap.dedent("""
     import numpy as np
@@ -48,7 +48,7 @@ def test_error_on_one_rank_aborts_the_job(tmp_path, engine):
     script.write_text(SCRIPT.replace("{engine}", engine))
     command, env = launch(3, [sys.executable, "-m", "mpi4py", str(script)], mpirun)
     try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+        done = run_job(command, env=env, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail(f"engine {engine}: the job hung after rank 0 raised (no abort within 60 s)")
     assert done.returncode != 0, f"engine {engine}: the job did not fail:\n{done.stdout}\n{done.stderr}"
