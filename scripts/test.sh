@@ -11,7 +11,7 @@
 # VOLFFT_TEST_START_BY=M (minutes from this script's start; default 25 under CI=true, none
 # otherwise) starts no ctest call of tiers 1-2 after minute M, and names the tests left out. The
 # project wants its CI run under 30 minutes, on a shared 2-core VM whose speed varies tenfold
-# between runs: on 2026-11-28 the build took 2.5 minutes and the Open MPI tests 6 (everything,
+# between runs: on 2026-11-28 the build took 1.5 minutes and the Open MPI tests 6 (everything,
 # MPICH included, in about 15); on 2026-11-27 the build alone ended at minute 64. So on a good
 # day everything runs, and on a slow one the run ends near minute 30 with the smoke set and what
 # fitted, naming the rest.

@@ -49,7 +49,8 @@ def test_timeout_stops_the_whole_tree(tmp_path):
               "time.sleep(120)\n")
     start = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired) as stopped:
-        _launch.run_job([sys.executable, "-c", script], timeout=3, grace=1)
+        # 10 s: ample for two interpreters to start, even on a slow machine.
+        _launch.run_job([sys.executable, "-c", script], timeout=10, grace=1)
     assert time.monotonic() - start < 60
     assert "running" in stopped.value.output
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
@@ -63,7 +64,7 @@ def test_timeout_stops_mpirun_and_its_ranks(tmp_path):
     # Each rank notes its pid (a shell's, which sleep then replaces) and sleeps.
     program = ["sh", "-c", f'touch "{tmp_path}/$$"; exec sleep 120']
     command, env = _launch.launch(2, program, MPIRUN)
-    deadline = 10  # ample for mpirun to start two shells, even on a slow machine
+    deadline = 15  # ample for mpirun to start two shells, even on a slow machine
     with pytest.raises(subprocess.TimeoutExpired):
         _launch.run_job(command, timeout=deadline, env=env)
     ranks = [int(p.name) for p in tmp_path.iterdir()]
