@@ -24,7 +24,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 OPENMPI = "openmpi"
 MPICH = "mpich"
@@ -94,39 +94,36 @@ def launch(nprocs: int, program: Sequence[str], mpirun: str = "mpirun",
     return launch_command(nprocs, program, mpirun, flavour), launch_environment(flavour)
 
 
+def _stat_fields(pid: Union[int, str]) -> Optional[List[str]]:
+    """The fields of ``/proc/PID/stat`` after ``pid (comm)``: [0] the state, [1] the parent's
+    pid, [19] the start time; None when the process is gone or there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def _process_tree(pid: int) -> List[Tuple[int, str]]:
     """Every descendant of ``pid`` now, as (pid, start time) pairs: empty without Linux's /proc.
 
     The start time tells a process from a later one given the same pid.
     """
-    children: Dict[int, List[Tuple[int, str]]] = {}
     try:
-        entries = os.listdir("/proc")
+        entries = [entry for entry in os.listdir("/proc") if entry.isdigit()]
     except OSError:
         return []
+    children: Dict[int, List[Tuple[int, str]]] = {}
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()  # after "pid (comm)"
-        except (OSError, IndexError):
-            continue  # gone meanwhile
-        children.setdefault(int(fields[1]), []).append((int(entry), fields[19]))
+        fields = _stat_fields(entry)
+        if fields is not None:  # else gone meanwhile
+            children.setdefault(int(fields[1]), []).append((int(entry), fields[19]))
     tree, todo = [], [pid]
     while todo:
         for child in children.get(todo.pop(), []):
             tree.append(child)
             todo.append(child[0])
     return tree
-
-
-def _start_time(pid: int) -> Optional[str]:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
 
 
 def stop_job(process: "subprocess.Popen", grace: float = 10.0) -> None:
@@ -146,7 +143,8 @@ def stop_job(process: "subprocess.Popen", grace: float = 10.0) -> None:
         process.kill()
         process.wait()
     for pid, started in tree:
-        if _start_time(pid) == started:  # still the process we saw, not a new one
+        fields = _stat_fields(pid)
+        if fields is not None and fields[19] == started:  # the process we saw, not a new one
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
@@ -167,24 +165,20 @@ def run_job(command: Sequence[str], *, timeout: float, env: Optional[Mapping[str
     The output goes through temporary files, not pipes, so that no process outliving the
     launcher can keep this call waiting for an end of file.
     """
+    def text(handle) -> str:
+        handle.seek(0)
+        return handle.read().decode("utf-8", errors="replace")
+
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(list(command), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                    env=None if env is None else dict(env), cwd=cwd)
         try:
-            code: Optional[int] = process.wait(timeout=timeout)
+            code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            code = None
+            stop_job(process, grace)
+            raise subprocess.TimeoutExpired(list(command), timeout, output=text(out),
+                                            stderr=text(err)) from None
         except BaseException:  # interrupted (Ctrl-C, a test's own time limit): nothing left behind
             stop_job(process, grace)
             raise
-        if code is None:
-            stop_job(process, grace)
-
-        def text(handle) -> str:
-            handle.seek(0)
-            return handle.read().decode("utf-8", errors="replace")
-
-        if code is None:
-            raise subprocess.TimeoutExpired(list(command), timeout, output=text(out),
-                                            stderr=text(err))
         return subprocess.CompletedProcess(list(command), code, text(out), text(err))

@@ -19,6 +19,9 @@ namespace {
 // complex doubles: starting a parallel region costs a few microseconds).
 constexpr Index kParallelElements = Index(1) << 15;
 
+// Whether `threads` threads pay for themselves on a copy of `elements` elements.
+bool threads_pay(int threads, Index elements) { return threads > 1 && elements >= kParallelElements; }
+
 // Tile edge for transposes: 16 x 16 complex doubles = 4 KiB per side, both sides in L1.
 template <class T>
 constexpr Index tile_edge() {
@@ -173,7 +176,7 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
               Scalar<T> scale, int threads) {
   if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) return;
   // Threads only pay for themselves on boxes that take longer than starting them.
-  const bool parallel = threads > 1 && e[0] * e[1] * e[2] >= kParallelElements;
+  const bool parallel = threads_pay(threads, e[0] * e[1] * e[2]);
   // Axes of the destination from slowest to fastest; an extent-1 axis counts as the slowest
   // whatever its stride (it is no loop at all). Sorted as the fastest instead, it became the
   // "fastest axis" of a transpose one element wide: every 2-D array (its axis 0 has extent 1)
@@ -373,7 +376,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
     const int tile = fs != fd ? fs : last;  // the axis along the strips
     constexpr Index B = tile_edge<T>();
     const Index n_s = extent[tile], n_d = extent[fd], strips = (n_s + B - 1) / B, work = extent[third] * strips;
-    const bool parallel = threads > 1 && work * B * n_d * fields >= kParallelElements;
+    const bool parallel = threads_pay(threads, work * B * n_d * fields);
     parallel_for(work, threads, parallel, [&](Index k) {
       const Index xt = k / strips, s0 = (k % strips) * B, s1 = std::min(n_s, s0 + B);
       const T* s_t = src + xt * src_strides[third];
@@ -410,7 +413,7 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sf
   for (int a = 0; a < 4; ++a)
     if (e[a] > 1 && (e[fs] <= 1 || ss[a] < ss[fs])) fs = a;
 
-  const bool parallel = threads > 1 && e[0] * e[1] * e[2] * e[3] >= kParallelElements;
+  const bool parallel = threads_pay(threads, e[0] * e[1] * e[2] * e[3]);
   if (fs == fd || e[fs] <= 1 || ss[fd] == 1) {
     const int a0 = ax[0], a1 = ax[1], a2 = ax[2];
     const Index rows = e[a0] * e[a1] * e[a2];

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import textwrap
 
@@ -224,10 +223,13 @@ def test_driver_warns_when_threads_share_a_core():
     """--threads 2 on a rank pinned to one core (Open MPI pins 1- and 2-rank jobs) changes
     nothing; the driver says so, and how to launch instead."""
     env = _launch.launch_environment("openmpi")
-    result = subprocess.run(
-        [_built_driver(), "c2c", "double", "8", "8", "8", "--threads", "2", "--iters", "1",
-         "--effort", "estimate"], capture_output=True, text=True, timeout=120, env=env,
-        preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}))
+    driver = [_built_driver(), "c2c", "double", "8", "8", "8", "--threads", "2", "--iters", "1",
+              "--effort", "estimate"]
+    # The driver, pinned to one core, through an interpreter that pins itself and then becomes
+    # the driver (run_job: a singleton's MPI runtime may start a process of its own).
+    pin_and_exec = ("import os, sys; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+                    "os.execv(sys.argv[1], sys.argv[1:])")
+    result = _launch.run_job([sys.executable, "-c", pin_and_exec, *driver], timeout=120, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"warning: 2 thread\(s\) per rank, but a rank may run on 1 core\(s\) only "
                      r"\(its CPU affinity\).*`mpirun --bind-to none`.*--map-by slot:PE=2",
