@@ -37,8 +37,10 @@ same problem and ranks, right after volfft's two jobs of the cell:
 
 Their ratios are volfft's best of the round (default or in place, the faster) / the peer's
 forward + backward; above 1, volfft is slower, as for FFTW-MPI. A peer whose variable is unset,
-whose programs are missing, or that fails in a cell stays in ``not_run`` with the reason (a
-failure stops that peer for the rest of the matrix). Absolute times on an oversubscribed machine are
+whose programs are missing, or that fails to run in a cell stays in ``not_run`` with the reason
+(that stops the peer for the rest of the matrix); a peer whose own check fails in a cell (a wrong
+round trip) has no time in that cell, is listed in ``peer_failures`` with the reason, and goes on
+in the other cells. Absolute times on an oversubscribed machine are
 noise: the bench itself warns when ranks x threads exceed the cores.
 """
 from __future__ import annotations
@@ -74,6 +76,12 @@ HEFFTE_MODES = ["-io_pencils -no-reorder -p2p_pl -pencils", "-io_pencils -no-reo
                 "-no-reorder -a2a -slabs"]
 # The optional peers, in the order they run and are shown: name, key of their JSON fields.
 PEERS = (("heFFTe", "heffte"), ("dtFFT", "dtfft"), ("mpi4py-fft", "mpi4py_fft"))
+
+
+class WrongResult(Exception):
+    """A peer ran in a cell and its own check says its result is wrong: that cell has no time
+    for it, and the peer still runs in the other cells (a bug at one size must not hide its
+    times at the others)."""
 # The peers run by a python of the user's: name -> (its variable, the module it must import,
 # the script it runs).
 PYTHON_PEERS = {
@@ -132,10 +140,12 @@ def parse_speed3d(output: str) -> Dict[str, Any]:
     Raises
     ------
     ValueError
-        When the report has no time, or speed3d says the error exceeds its tolerance.
+        When the report has no time.
+    WrongResult
+        When speed3d says the error exceeds its tolerance.
     """
     if "ERROR: observed error" in output:
-        raise ValueError("heFFTe speed3d: the error exceeds its tolerance:\n" + output[-2000:])
+        raise WrongResult("heFFTe speed3d: the error exceeds its tolerance:\n" + output[-2000:])
     time_match = re.search(r"^Time per run:\s*([-+0-9.eE]+|inf|nan)\s*\(s\)", output, re.M)
     if time_match is None:
         raise ValueError("heFFTe speed3d printed no 'Time per run':\n" + output[-2000:])
@@ -157,6 +167,8 @@ def run_heffte(folder: str, kind: str, precision: str, n: int, nprocs: int, iter
     ------
     RuntimeError
         When a job fails or its report cannot be read.
+    WrongResult
+        When speed3d's own check fails.
     """
     results = []
     for mode in modes:
@@ -170,6 +182,8 @@ def run_heffte(folder: str, kind: str, precision: str, n: int, nprocs: int, iter
             report = parse_speed3d(run.stdout)
         except ValueError as error:
             raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)}: {error}") from error
+        except WrongResult as error:
+            raise WrongResult(f"mpirun -n {nprocs} {' '.join(program)}: {error}") from error
         results.append({"mode": mode, "ms": 2e3 * report["seconds_per_transform"],
                         "grids": report["grids"], "max_error": report["max_error"]})
     best = min(results, key=lambda r: r["ms"])
@@ -184,7 +198,9 @@ def run_python_peer(name: str, python: str, kind: str, precision: str, n: int, n
     Raises
     ------
     RuntimeError
-        When the job fails, prints no JSON, or its round trip is wrong.
+        When the job fails or prints no JSON.
+    WrongResult
+        When the script's checks (round trip, zero-frequency term) fail.
     """
     program = [python, PYTHON_PEERS[name][2], kind, precision, str(n), "--iters", str(iters)]
     run = _mpirun(nprocs, program, timeout)
@@ -194,7 +210,7 @@ def run_python_peer(name: str, python: str, kind: str, precision: str, n: int, n
                            f"{run.stdout[-2000:]}{run.stderr[-2000:]}")
     report = json.loads(lines[-1])
     if not report.get("ok", False):
-        raise RuntimeError(f"mpirun -n {nprocs} {' '.join(program)}: {name}'s round trip is wrong: "
+        raise WrongResult(f"mpirun -n {nprocs} {' '.join(program)}: {name}'s round trip is wrong: "
                            f"{lines[-1][:2000]}")
     return {"ms": report["forward_median_ms"] + report["backward_median_ms"],
             "mode": report["mode"], "modes": report["modes"]}
@@ -373,17 +389,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for name, where in found.items():
         print(f"peer {name}: {where}", file=sys.stderr, flush=True)
 
+    failures: Dict[str, List[str]] = {}  # peer: the cells where its own check failed, why
+
     def run_peer(name: str, cell: tuple) -> Optional[Dict[str, Any]]:
-        """The peer's result in this cell, or None (not found, or failed: then it is dropped,
-        with the reason in not_run)."""
+        """The peer's result in this cell, or None: not found; wrong here (in failures, and
+        it goes on in the other cells); or failed to run (then it is dropped, with the reason
+        in not_run)."""
         if name not in found:
             return None
+        kind, precision, n, nprocs = cell
         try:
             if name == "heFFTe":
                 return run_heffte(found[name], *cell, args.iters, args.heffte_modes, args.timeout)
             return run_python_peer(name, found[name], *cell, args.iters, args.timeout)
+        except WrongResult as error:
+            failures.setdefault(name, []).append(f"{kind} {precision} {n}^3 np {nprocs}: {error}"[:4000])
+            print(f"peer {name} wrong in {kind} {precision} {n}^3 np {nprocs} (no time there; "
+                  f"it goes on in the other cells): {str(error)[:300]}", file=sys.stderr, flush=True)
+            return None
         except RuntimeError as error:
-            kind, precision, n, nprocs = cell
             not_run[name] = f"failed in {kind} {precision} {n}^3 np {nprocs}: {error}"[:4000]
             print(f"peer {name} dropped: {not_run[name]}", file=sys.stderr, flush=True)
             del found[name]
@@ -432,7 +456,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump({"schema": "volfft-peer-matrix/1", "cpus": os.cpu_count(), "batch": args.batch, "cells": table,
                    "peers_run": sorted(ran), "heffte_modes": list(args.heffte_modes),
-                   "not_run": not_run}, handle, indent=1)
+                   "not_run": not_run, "peer_failures": failures}, handle, indent=1)
 
     print("volfft default (and in place) / FFTW-MPI fastest mode, forward + backward, unscaled; median "
           f"over {args.rounds} round(s) [range]; above 1: volfft is slower")
@@ -471,6 +495,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(line + "  " + "; ".join(modes))
     for name, why in not_run.items():
         print(f"not run: {name}: {why}")
+    for name, cells_failed in failures.items():
+        for why in cells_failed:
+            print(f"wrong, no time: {name} in {why[:300]}")
     if args.plot:
         plot_matrix(table, args.plot)
         print(f"plot: {args.plot}")

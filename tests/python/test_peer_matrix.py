@@ -100,7 +100,7 @@ def test_parse_speed3d():
         peer_matrix.parse_speed3d("heFFTe performance test\n")
     with pytest.raises(ValueError, match="no runs"):
         peer_matrix.parse_speed3d(SPEED3D_OUTPUT.format(seconds="0"))
-    with pytest.raises(ValueError, match="exceeds its tolerance"):
+    with pytest.raises(peer_matrix.WrongResult, match="exceeds its tolerance"):
         peer_matrix.parse_speed3d(SPEED3D_OUTPUT.format(seconds="0.01") +
                                   "ERROR: observed error after heFFTe benchmark exceeds the tolerance\n")
 
@@ -137,7 +137,7 @@ if rank == "0":
 """
 
 # A fake mpi4py-fft python, the same way (forward 2 ms + backward 3.5 ms); its round trip is
-# wrong in r2c cells (ok false), so the matrix drops it there with the reason.
+# wrong in r2c cells (ok false), so the matrix has no time for it there and says why.
 FAKE_MPI4PY_FFT_PYTHON = """import json, os, sys
 if sys.argv[1] == "-c":
     sys.exit(0)
@@ -155,7 +155,8 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
     folder.mkdir()
     text = f"TEXT = {SPEED3D_OUTPUT!r}\n"
     _script(folder / "speed3d_c2c", text + FAKE_SPEED3D % "")
-    # r2c fails its error check: heFFTe is dropped there, with the reason, and keeps its c2c cells.
+    # r2c fails its error check: heFFTe has no time there, with the reason, and keeps its c2c cells
+    # (the r2c cells come after the c2c ones, and each is tried).
     _script(folder / "speed3d_r2c", text + FAKE_SPEED3D % (
         ' + "ERROR: observed error after heFFTe benchmark exceeds the tolerance"'))
     log = tmp_path / "speed3d.log"
@@ -196,18 +197,19 @@ def test_fake_peers_in_the_matrix(tmp_path, capsys, bench_driver, monkeypatch):
         else:
             assert r["heffte_ms"] is None and r["ratio_heffte"] is None
             assert r["mpi4py_fft_ms"] is None and r["ratio_mpi4py_fft"] is None
-    assert set(report["not_run"]) == {"mpi4py-fft", "heFFTe"}
-    assert report["not_run"]["mpi4py-fft"].startswith("failed in r2c double 8^3 np 1:")
-    assert "mpi4py-fft's round trip is wrong" in report["not_run"]["mpi4py-fft"]
-    assert report["not_run"]["heFFTe"].startswith("failed in r2c double 8^3 np 1:")
-    assert "exceeds its tolerance" in report["not_run"]["heFFTe"]
+    assert report["not_run"] == {}
+    failures = report["peer_failures"]
+    assert set(failures) == {"mpi4py-fft", "heFFTe"}
+    for name, why in (("mpi4py-fft", "mpi4py-fft's round trip is wrong"), ("heFFTe", "exceeds its tolerance")):
+        assert [f.split(":")[0] for f in failures[name]] == ["r2c double 8^3 np 1", "r2c double 8^3 np 2"]
+        assert all(why in f for f in failures[name])
     calls = log.read_text().splitlines()
     assert calls[:2] == ["fftw double 8 8 8 -nruns2 -no-reorder",
                          "fftw double 8 8 8 -nruns2 -io_pencils -a2a"]
-    assert len(calls) == 2 * 2 + 1  # c2c np 1 and 2, two modes each; r2c np 1 fails at once
+    assert len(calls) == 2 * 2 + 2  # c2c np 1 and 2, two modes each; each r2c cell fails at once
     table = capsys.readouterr().out
     assert "heFFTe ms" in table and "dtFFT ms" in table and "mpi4py-fft ms" in table
-    assert "not run: heFFTe: failed in r2c" in table
+    assert "wrong, no time: heFFTe in r2c double 8^3 np 1:" in table
 
 
 def test_batch_matrix_times_fftw_mpi_with_howmany(tmp_path, bench_driver, monkeypatch):
