@@ -92,7 +92,7 @@ std::string usage() {
          "       [--pad n0 n1 [n2]] (zero-padded: real grid n, spectral box = the positional sizes)\n"
          "       [--no-scale] (backward unscaled, as FFTW's; the default scales by 1/N like numpy)\n"
          "       [--in-place] (one array for input and output: Options::in_place)\n"
-         "       [--destroy-input] (an r2c backward may overwrite its input: Options::destroy_input)\n"
+         "       [--destroy-input] (an out-of-place call may overwrite its input: Options::destroy_input)\n"
          "       [--kinds K0,K1[,K2]] (per axis: dft, r2c, dct1-4, dst1-4, none; Options::kinds; required by r2r)\n"
          "       [--batch K] [--batch-layout outer|inner] (K fields per call, also timed as K single-field calls)\n"
          "       [--in D] [--out D] (the arrays in D = bricks|slabs|slabs0|slabs1|pencils|pencils0|pencils1|pencils2|\n"

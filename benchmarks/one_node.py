@@ -7,8 +7,8 @@
 For each problem (kind, precision, n^3), each split P x T of the node's cores (P ranks of T
 threads, P * T = cores) and each of volfft's modes (``--modes``: its default out-of-place plan;
 ``in-place``, ``Options::in_place``; and, on request, ``destroy-input``: out of place with
-``Options::destroy_input``, whose r2c backward may overwrite its spectrum as FFTW's own c2r
-does), one ``volfft-bench ... --threads T --no-scale`` job under scripts/mpirun.sh times volfft.
+``Options::destroy_input``, whose calls may overwrite their input, FFTW_DESTROY_INPUT), one
+``volfft-bench ... --threads T --no-scale`` job under scripts/mpirun.sh times volfft.
 The 1 x cores job of the first mode also times FFTW's serial threaded plan with as many threads
 (``--compare fftw-threads``: in place and out of place, the faster counts), the peer a one-node
 user would otherwise run; the cores x 1 job also times FFTW-MPI in its fastest of four modes

@@ -121,12 +121,15 @@ struct Options {
   /// With in_place that is the user's array and one buffer (docs/conventions.md). Not with
   /// backend automatic nor tune > 0, which time candidates on arrays of their own.
   bool min_memory = false;
-  /// The backward of an r2c plan may overwrite its input (the spectrum): FFTW's
-  /// FFTW_DESTROY_INPUT, the default of FFTW's own c2r plans. At one rank the backward is then one
+  /// An out-of-place forward or backward may overwrite its input: FFTW's FFTW_DESTROY_INPUT
+  /// (the default of FFTW's own c2r plans, which volfft otherwise does not take). The FFTW plans
+  /// that read the input are made with that flag, so FFTW's planner may also measure plans that
+  /// work in the input before writing the output (it need not take one: docs/performance.md,
+  /// "destroy_input for every transform"). An r2c plan's backward at one rank is then one
   /// multi-dimensional c2r plan from the input to the output, as FFTW's, instead of a c2c plan
   /// into a buffer and a c2r plan from there (a multi-dimensional c2r cannot keep its input).
-  /// Otherwise, and in every other plan, the input of an out-of-place call is left as it was;
-  /// in place the one array is overwritten anyway.
+  /// ducc0 keeps the input but for that c2r. Without the option the input of an out-of-place
+  /// call is left as it was; in place the one array is overwritten anyway.
   bool destroy_input = false;
   /// Batched fields: every call transforms `batch` fields of the same shape together (u, v, w of
   /// a velocity field): each exchange moves all of them in one message per partner and each FFT

@@ -81,8 +81,8 @@ typedef struct {
                              scale_backward = 0); default 0 */
   int min_memory;         /* nonzero: the plan holds its buffers only (engine auto -> alltoallw,
                              FFTs planned without arrays: FFTW estimated); Options::min_memory */
-  int destroy_input;      /* nonzero: an r2c plan's backward may overwrite its input (FFTW's
-                             FFTW_DESTROY_INPUT); Options::destroy_input */
+  int destroy_input;      /* nonzero: an out-of-place forward or backward may overwrite its
+                             input (FFTW's FFTW_DESTROY_INPUT); Options::destroy_input */
 } volfft_options;
 
 typedef struct volfft_plan_s* volfft_plan;

@@ -380,10 +380,11 @@ class Plan:
         ``2 * (n // 2 + 1)`` reals, the array being the view of the first ``n``. At one rank the
         FFTs are FFTW's in-place plans, its fastest. Not with ``padding``.
     destroy_input : bool, default False
-        An r2c plan's :meth:`backward` may overwrite the spectrum it is given, as FFTW's c2r
-        plans do (``FFTW_DESTROY_INPUT``): at one rank the backward is then one c2r plan
-        reading the spectrum, instead of a c2c plan into a buffer and a c2r plan from there.
-        Other plans, and forward, leave their input as it was either way.
+        An out-of-place :meth:`forward` or :meth:`backward` may overwrite the array it is
+        given (FFTW's ``FFTW_DESTROY_INPUT``): the FFTW plans that read it may use it as
+        scratch, and at one rank an r2c plan's backward is one c2r plan reading the spectrum,
+        instead of a c2c plan into a buffer and a c2r plan from there. Without it the input is
+        left as it was.
     min_memory : bool, default False
         Hold the plan's buffers and nothing more, also while planning: engine ``"auto"``
         becomes ``"alltoallw"`` (no send area) and the FFTs are planned without arrays

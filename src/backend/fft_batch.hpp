@@ -36,6 +36,10 @@ struct BatchGeometry {
   /// they hold complex values, whose two parts are transformed alike.
   bool real_values = false;
   bool in_place = false;
+  /// Out of place, the batch may overwrite its input (FFTW_DESTROY_INPUT: FFTW may then run its
+  /// passes in the input and only the last into the output, Options::destroy_input). ducc0's
+  /// batches keep their input but for the multi-dimensional c2r, which cannot.
+  bool destroys_input = false;
   /// Fields transformed in the one batch (an interleaved batch's steps on the user's arrays,
   /// plan/stage_ops.cpp): field f of the input starts f * field_in_stride elements after field
   /// 0, of the output f * field_out_stride; 1 = the array alone.

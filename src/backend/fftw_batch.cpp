@@ -198,7 +198,9 @@ class FftwBatch final : public FftBatch {
     if (parts) loops.push_back(fftw_iodim64{2, 1, 1});
     std::sort(loops.begin(), loops.end(),
               [](const fftw_iodim64& x, const fftw_iodim64& y) { return x.is > y.is; });
-    const unsigned flags = effort_flags(effort);
+    // FFTW's c2r plans destroy their input by default; everything else keeps it unless told.
+    const unsigned destroy = g.destroys_input && !g.in_place ? FFTW_DESTROY_INPUT : 0u;
+    const unsigned flags = effort_flags(effort) | destroy;
     // A multi-dimensional batch on one thread runs transform by transform (FFTW's plan for one
     // of them, looped over the outermost loop): FFTW's plan for the whole batch makes each of its
     // passes (rows, columns) over every transform, each pass through memory, where one transform
@@ -243,7 +245,7 @@ class FftwBatch final : public FftBatch {
     // numpy arrays are 16-byte aligned and use the primary plan. Measuring it too doubled
     // plan time (FFTW_MEASURE dominates planning) for a rare path, so it is estimated unless
     // the effort is patient.
-    const unsigned fallback_flags = effort == Effort::patient ? flags : FFTW_ESTIMATE;
+    const unsigned fallback_flags = effort == Effort::patient ? flags : FFTW_ESTIMATE | destroy;
     if (fallback) unaligned_ = make(g, dims, loops, kinds_, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
   }
 

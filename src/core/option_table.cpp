@@ -114,7 +114,7 @@ const std::vector<OptionSpec>& option_table() {
        [](const Options& o) { return integer(o.min_memory); },
        [](Options& o, const OptionValue& v) { o.min_memory = v.integer != 0; }},
       {"destroy_input", OptionType::boolean,
-       "an r2c plan's backward may overwrite its input (FFTW_DESTROY_INPUT): one c2r plan at one rank", true, 0, 1,
+       "an out-of-place call may overwrite its input (FFTW_DESTROY_INPUT; at one rank an r2c backward is one c2r plan)", true, 0, 1,
        0, {},
        [](const Options& o) { return integer(o.destroy_input); },
        [](Options& o, const OptionValue& v) { o.destroy_input = v.integer != 0; }},

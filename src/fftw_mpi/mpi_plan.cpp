@@ -16,8 +16,8 @@ namespace volfft::fftw_mpi {
 namespace {
 
 // FFTW's flags that change what is computed or how the arrays are laid out; the others (planner
-// effort, DESTROY/PRESERVE_INPUT, UNALIGNED, ...) only advise (volfft follows PRESERVE_INPUT where
-// it has a faster plan that destroys, destroys_input()).
+// effort, DESTROY/PRESERVE_INPUT, UNALIGNED, ...) only advise (volfft takes the permission to
+// destroy the input where it is given, destroys_input()).
 constexpr unsigned kScrambledIn = 1U << 27, kScrambledOut = 1U << 28;
 constexpr unsigned kTransposedIn = 1U << 29, kTransposedOut = 1U << 30;
 
@@ -36,10 +36,11 @@ Effort effort(unsigned flags) {
 
 // FFTW's contract for an out-of-place plan's input: c2r plans may overwrite it unless given
 // FFTW_PRESERVE_INPUT (FFTW_DESTROY_INPUT is their default: FFTW's manual, "Planner Flags"); the
-// others keep it unless given FFTW_DESTROY_INPUT. volfft has a faster plan that destroys its input
-// only for c2r (Options::destroy_input: one multi-dimensional c2r at one rank); elsewhere it keeps
-// the input whatever the flags say, which the contract allows.
+// others keep it unless given FFTW_DESTROY_INPUT. volfft takes the permission where it is given
+// (Options::destroy_input: the FFTs that read the input may use it as scratch, and at one rank a
+// c2r is one multi-dimensional plan from it).
 bool destroys_input(Transform t, unsigned flags) {
+  if (flags & FFTW_DESTROY_INPUT) return true;
   return t == Transform::c2r && (flags & FFTW_PRESERVE_INPUT) == 0;
 }
 

@@ -52,7 +52,7 @@ class MpiPlan {
   Precision precision_;
   bool backward_ = false;  // dft with FFTW_BACKWARD, c2r: volfft's backward()
   bool in_place_ = false;
-  bool destroys_input_ = false;  // Options::destroy_input (an out-of-place c2r, FFTW's default)
+  bool destroys_input_ = false;  // Options::destroy_input (FFTW_DESTROY_INPUT; c2r's default)
   bool empty_ = false;          // this rank holds nothing of either side (its arrays are not read)
   bool copy_in_place_ = false;  // r2c in place with howmany > 1: out of place from a copy (staging_in_)
   void* in_ = nullptr;

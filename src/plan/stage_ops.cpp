@@ -204,6 +204,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
       g.transform = op.real ? backend::Transform::r2c : op.r2r() ? backend::Transform::r2r : backend::Transform::c2c_forward;
       g.r2r_kinds = op.kinds;
       g.in_place = !run.from_input;
+      g.destroys_input = run.from_input && options.destroy_input;  // read by this batch alone
       run.in_offset = input_layout ? real_off : array_off;
       run.out_offset = array_off;
       run.batch = batch(g, run, input_layout ? input_fields : array_fields, array_fields, first_stage && o == 0);
@@ -276,6 +277,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
     if (op.real) {
       // From the array, or (may_destroy_input) straight from the caller's input.
       run.from_input = reads_input && may_destroy_input;
+      g.destroys_input = run.from_input;
       g.in_strides = run.from_input ? user_strides : strides, g.out_strides = rstrides;
       g.transform = backend::Transform::c2r;
       g.in_place = in_user_array;  // the array is the output
@@ -286,6 +288,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
       for (AxisKind k : op.kinds) g.r2r_kinds.push_back(core::inverse_kind(k));
       run.from_input = reads_input && !bp.padded && !in_user_array;  // padded: the padding step read the input
       g.in_place = !run.from_input;
+      g.destroys_input = run.from_input && options.destroy_input;
       // From the user's input (the spectral side in the user's layout) into the array.
       g.in_strides = run.from_input ? user_strides : strides, g.out_strides = strides;
       run.in_offset = run.from_input ? user_off : array_off, run.out_offset = array_off;

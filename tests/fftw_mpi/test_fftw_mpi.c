@@ -4,7 +4,8 @@
  * own plans on to FFTW).
  *
  * Cases: r2c 3-D with padded rows out of place and c2r back (FFTW's default flags, which let
- * the c2r destroy its input, and FFTW_PRESERVE_INPUT, which must not); c2c 3-D in place with
+ * the c2r destroy its input, and FFTW_PRESERVE_INPUT, which must not; the r2c again with
+ * FFTW_DESTROY_INPUT); c2c 3-D in place with
  * FFTW_MPI_TRANSPOSED_OUT, back with FFTW_MPI_TRANSPOSED_IN; 2-D c2c in place; howmany = 3 with a
  * given block size; howmany = 2 in place and out of place with empty ranks passing NULL; r2r 2-D
  * (REDFT10 x RODFT10) in place; many_transpose of pairs in and out of place; single precision
@@ -103,6 +104,23 @@ static void r2c_3d(void) {
         CHECK(fabs(rin[(i * M + j) * Np + k] / (L * M * N) - f_real(local_0_start + i, j, k)) < 1e-12,
               "c2r 3-D (FFTW_PRESERVE_INPUT) round trip");
   fftw_destroy_plan(keeping);
+  /* An r2c keeps its input unless given FFTW_DESTROY_INPUT, which volfft then takes too. */
+  described = fftw_sprint_plan(forward);
+  CHECK(strstr(described, "destroy-input") == NULL, "r2c by default keeps its input: %s", described);
+  free(described);
+  fftw_plan scratching = fftw_mpi_plan_dft_r2c_3d(L, M, N, rin, cout, MPI_COMM_WORLD, FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
+  CHECK(scratching != NULL, "r2c 3-D plan with FFTW_DESTROY_INPUT");
+  described = fftw_sprint_plan(scratching);
+  CHECK(strstr(described, "destroy-input") != NULL, "r2c with FFTW_DESTROY_INPUT may destroy its input: %s", described);
+  free(described);
+  fill_padded_rows(rin, local_n0, local_0_start, M, N, Np);
+  fftw_execute(scratching);
+  for (ptrdiff_t i = 0; i < local_n0; ++i)
+    for (ptrdiff_t j = 0; j < M; ++j)
+      for (ptrdiff_t k = 0; k < Nc; ++k)
+        CHECK(cabs(cout[(i * M + j) * Nc + k] - spectrum[((local_0_start + i) * M + j) * Nc + k]) < 1e-12 * scale,
+              "r2c 3-D (FFTW_DESTROY_INPUT) element (%td, %td, %td)", local_0_start + i, j, k);
+  fftw_destroy_plan(scratching);
   fftw_free(before);
   fftw_destroy_plan(serial);
   fftw_destroy_plan(forward);
