@@ -17,9 +17,10 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
+
+from volfft import _launch  # stops the whole job on a timeout, ranks included
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VOLFFT = "fft3dmpiwithvolfft"
@@ -51,9 +52,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for r in range(args.rounds):
         for nprocs in args.nps:
             load = os.getloadavg()[0]
-            run = subprocess.run([os.path.join(ROOT, "scripts", "mpirun.sh"), "-n", str(nprocs), args.fluidfft_bench,
-                                  str(args.size), "-d", "3"], capture_output=True, text=True, timeout=args.timeout,
-                                 cwd=os.environ.get("TMPDIR", "/tmp"))  # fluidfft-bench writes its results there
+            # run_job: on a timeout the ranks are stopped too, not only the launcher.
+            run = _launch.run_job([os.path.join(ROOT, "scripts", "mpirun.sh"), "-n", str(nprocs), args.fluidfft_bench,
+                                   str(args.size), "-d", "3"], timeout=args.timeout,
+                                  cwd=os.environ.get("TMPDIR", "/tmp"))  # fluidfft-bench writes its results there
             methods = parse(run.stdout)
             if run.returncode != 0 or not methods:
                 print(f"np {nprocs}: fluidfft-bench failed ({run.returncode}):\n{run.stdout}{run.stderr}", file=sys.stderr)

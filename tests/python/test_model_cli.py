@@ -1,4 +1,5 @@
-"""Smoke tests of ``volfft model`` (no MPI: calibrate is tested up to its mpirun command line)
+"""Smoke tests of ``volfft model`` (no MPI: calibrate is tested up to its mpirun command line,
+and its timeout with a fake launcher)
 and of the paper reproduction ``python3 -m benchmarks.model.validate``.
 
 Descriptions come from the test fixture (``--describe test_model_describe_fixture:describe``) so
@@ -10,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -146,3 +148,33 @@ def test_machine_from_calibration_measurements(tmp_path):
     # per-core rates (the model divides by the oversubscription itself).
     shared = machine_from_measurements({**data, "ranks": 4})
     assert shared.memory_bandwidth == 6e9 and shared.fft_rate_for(64) == 8e8
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="the job's process tree is read from Linux's /proc")
+def test_calibrate_past_its_timeout_stops_the_whole_job(tmp_path):
+    """A calibration that runs past --timeout fails with the reason and leaves no rank behind:
+    a fake launcher starts a 'rank' in a session of its own that ignores SIGTERM (as Open MPI's
+    ranks sit in process groups of their own), which killing the launcher alone would orphan."""
+    from volfft import _launch
+    from volfft.model.calibrate import run_calibration
+
+    pid_file = tmp_path / "rank.pid"
+    launcher = tmp_path / "mpirun"
+    launcher.write_text(
+        f"#!{sys.executable}\n"
+        "import signal, subprocess, sys, time\n"
+        "if '--version' in sys.argv:\n"
+        "    sys.exit(0)\n"
+        "rank = subprocess.Popen([sys.executable, '-c', 'import signal, time; "
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)'], start_new_session=True)\n"
+        f"open({str(pid_file)!r}, 'w').write(str(rank.pid))\n"
+        "time.sleep(120)\n")
+    launcher.chmod(0o755)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="did not finish within 10"):
+        run_calibration(tmp_path / "machine.json", mpirun=str(launcher), timeout=10)
+    # Killing the launcher alone would also wait for the rank, which holds the output pipe.
+    assert time.monotonic() - start < 60
+    rank = int(pid_file.read_text())
+    fields = _launch._stat_fields(rank)
+    assert fields is None or fields[0] == "Z", f"rank {rank} left running after the timeout"

@@ -100,7 +100,8 @@ def fft_rates_from_bench(bench: str, mpirun: str = "mpirun", sizes: Sequence[int
             cmd, env = launch_command(1, [], mpirun)
             cmd = cmd[: cmd.index(sys.executable)] + [
                 bench, "c2c", "double", str(n), str(n), str(n), "--iters", "5", "--json", str(out)]
-            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+            # run_job: on a timeout the ranks are stopped too, not only mpirun.
+            proc = _launch.run_job(cmd, env=env, timeout=timeout)
             if proc.returncode != 0 or not out.exists():
                 raise RuntimeError(f"calibrate: {' '.join(cmd)} failed (exit {proc.returncode}):"
                                    f"\n{proc.stderr[-1000:]}")
@@ -125,7 +126,7 @@ def run_calibration(out: str | Path, nprocs: int = 2, mpirun: str = "mpirun",
         raw = Path(tmp) / "calibration.json"
         cmd, env = launch_command(nprocs, [str(raw)] + (["--quick"] if quick else []), mpirun)
         try:
-            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+            proc = _launch.run_job(cmd, env=env, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"calibrate: {' '.join(cmd)} did not finish within {timeout} s") \
                 from None
