@@ -157,6 +157,24 @@ def _mpirun(nprocs: int) -> tuple:
     return _launch.launch(nprocs, [], mpirun)
 
 
+def _run_job(command: list, env: dict, timeout: float) -> None:
+    """One MPI job to its end (_launch.run_job: on a timeout the ranks are stopped too, not only
+    mpirun); its output is shown only when it fails.
+
+    Raises
+    ------
+    subprocess.CalledProcessError
+        When the job fails (with its output).
+    subprocess.TimeoutExpired
+        When it runs past ``timeout`` seconds.
+    """
+    from volfft import _launch
+
+    run = _launch.run_job(command, timeout=timeout, env=env)
+    if run.returncode != 0:
+        raise subprocess.CalledProcessError(run.returncode, command, run.stdout, run.stderr)
+
+
 def _run_worker(nprocs: int, n: int, args, grid=None, engine="auto", with_peer=True) -> dict:
     command, env = _mpirun(nprocs)
     with tempfile.TemporaryDirectory() as scratch:
@@ -168,7 +186,7 @@ def _run_worker(nprocs: int, n: int, args, grid=None, engine="auto", with_peer=T
             worker_args += ["--grid", str(grid[0]), str(grid[1])]
         if with_peer:
             worker_args.append("--with-mpi4py-fft")
-        subprocess.run(command + worker_args, env=env, check=True, timeout=args.timeout)
+        _run_job(command + worker_args, env, args.timeout)
         with open(out, encoding="utf-8") as handle:
             return json.load(handle)
 
@@ -177,11 +195,10 @@ def _run_driver(driver: str, nprocs: int, n: int, grid, engine: str, args) -> di
     command, env = _mpirun(nprocs)
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "bench.json")
-        subprocess.run(command + [driver, "c2c", "double", str(n), str(n), str(n), "--grid",
-                                  f"{grid[0]}x{grid[1]}", "--engine", engine, "--iters",
-                                  str(args.iters), "--warmup", str(args.warmup), "--no-scale",
-                                  "--json", out],
-                       env=env, check=True, timeout=args.timeout, stdout=subprocess.DEVNULL)
+        _run_job(command + [driver, "c2c", "double", str(n), str(n), str(n), "--grid",
+                            f"{grid[0]}x{grid[1]}", "--engine", engine, "--iters", str(args.iters),
+                            "--warmup", str(args.warmup), "--no-scale", "--json", out],
+                 env, args.timeout)
         with open(out, encoding="utf-8") as handle:
             report = json.load(handle)
     return {"forward": report["forward"]["median_ms"] * 1e-3,
