@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <cctype>
 #include <cmath>
@@ -275,6 +276,9 @@ struct RunResult {
   };
   std::vector<Volume> exchanges;
   PlanDescription description;  // of this configuration's plan
+  // With --compare: this configuration's forward + backward, still runnable (it owns the plan
+  // and the arrays), for the peers' timers to run in their own iterations (bench::Companion).
+  bench::Companion companion;
 };
 
 // Flop count of the FFTW convention: 5 N log2 N (c2c), 2.5 N log2 N (r2c).
@@ -284,8 +288,18 @@ double flops(const Args& a) {
   return (a.kind == Kind::c2c ? 5.0 : 2.5) * n * std::log2(n);
 }
 
+// One call of f, barrier-bracketed: its seconds, the maximum over ranks.
+template <class F>
+double timed(const F& f) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double s = MPI_Wtime();
+  f();
+  return max_over(MPI_Wtime() - s);
+}
+
+// `keep`: leave RunResult::companion runnable (--compare).
 template <class Real>
-RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes) {
+RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes, bool keep) {
   using C = std::complex<Real>;
   Options o;
   o.scale_backward = a.scale;
@@ -330,8 +344,11 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
   bench::forget_fftw_wisdom();  // each plan starts cold, like the peers' (fftw_mpi_peer.hpp)
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  Plan plan = user_in || user_out ? Plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o, user_in, user_out)
-                                  : Plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o);
+  // On the heap: the companion (end of run) keeps it.
+  const auto kept_plan = std::make_shared<Plan>(
+      user_in || user_out ? Plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o, user_in, user_out)
+                          : Plan(MPI_COMM_WORLD, grid_shape, a.kind, a.precision, o));
+  Plan& plan = *kept_plan;
   r.plan_seconds = max_over(MPI_Wtime() - t0);
   r.grid = plan.grid();
   r.engine = plan.engine();
@@ -408,13 +425,18 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
       }
   const Array<Real> original_r = in_r;
   const Array<C> original_c = in_c;
-  auto fwd = [&] {
-    if (real_spectrum) plan.forward(in_r.data(), as_reals(out_data));
-    else real ? plan.forward(in_r.data(), out_data) : plan.forward(in_c.data(), out_data);
+  // The calls, on the arrays' data (captured by value: the companion moves the arrays, whose
+  // storage stays where it is).
+  Plan* const p = kept_plan.get();
+  Real* const in_rp = in_r.data();
+  C* const in_cp = in_c.data();
+  const auto fwd = [=] {
+    if (real_spectrum) p->forward(in_rp, as_reals(out_data));
+    else real ? p->forward(in_rp, out_data) : p->forward(in_cp, out_data);
   };
-  auto bwd = [&] {
-    if (real_spectrum) plan.backward(as_reals(out_data), back_r_data);
-    else real ? plan.backward(out_data, back_r_data) : plan.backward(out_data, back_c_data);
+  const auto bwd = [=] {
+    if (real_spectrum) p->backward(as_reals(out_data), back_r_data);
+    else real ? p->backward(out_data, back_r_data) : p->backward(out_data, back_c_data);
   };
   fwd();
   // A plane wave is a single spectral line under DFTs only: with r2r or none axes the forward
@@ -474,6 +496,10 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     if (real) in_r[k] = v;
     else in_c[k] = C(v, -v / 3);
   }
+  // The companion's copy of that input, where a call overwrites it (see the end).
+  const bool restore = keep && (a.in_place || a.destroy_input);
+  Array<Real> saved_r = restore ? in_r : Array<Real>();
+  Array<C> saved_c = restore ? in_c : Array<C>();
   // --batch K: the same options with one field, called K times on K arrays (as a user would:
   // the same array K times would stay in cache and flatter the loop), in the same iterations
   // (so a slow minute of a shared machine hits both): what the batch saves over a loop of calls.
@@ -506,25 +532,13 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     }
   };
   for (int it = -a.warmup; it < a.iters; ++it) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double s = MPI_Wtime();
-    fwd();
-    const double tf = max_over(MPI_Wtime() - s);
+    const double tf = timed(fwd);
     const auto pf = plan.timings_max(Direction::forward);
-    MPI_Barrier(MPI_COMM_WORLD);
-    s = MPI_Wtime();
-    bwd();
-    const double tb = max_over(MPI_Wtime() - s);
+    const double tb = timed(bwd);
     const auto pb = plan.timings_max(Direction::backward);
     if (single) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      s = MPI_Wtime();
-      single_calls(true);
-      const double sf = max_over(MPI_Wtime() - s);
-      MPI_Barrier(MPI_COMM_WORLD);
-      s = MPI_Wtime();
-      single_calls(false);
-      const double sb = max_over(MPI_Wtime() - s);
+      const double sf = timed([&] { single_calls(true); });
+      const double sb = timed([&] { single_calls(false); });
       if (it >= 0) r.single_fwd.push_back(sf), r.single_bwd.push_back(sb);
     }
     if (it < 0) continue;
@@ -551,6 +565,27 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes)
     r.exchanges.push_back({e.name, total, unpadded});
   }
   r.description = plan.description();
+  if (keep) {
+    // The companion owns the plan and the arrays. Where a call overwrites its input (in place,
+    // destroy_input) it first restores that input (untimed), as the peers refill theirs: an
+    // unscaled round trip multiplies the values by N, and the companion runs many more
+    // iterations than the loop above.
+    struct Arrays {
+      Array<Real> in_r, back_r;
+      Array<C> in_c, back_c, out, saved_c;
+      Array<Real> saved_r;
+    };
+    // Moved (not copied): the storage the calls point at changes owner, not place.
+    const auto arrays = std::make_shared<Arrays>(Arrays{std::move(in_r), std::move(back_r), std::move(in_c),
+                                                        std::move(back_c), std::move(out), std::move(saved_c),
+                                                        std::move(saved_r)});
+    r.companion = [kept_plan, arrays, fwd, bwd, restore, real]() -> std::pair<double, double> {
+      if (restore && real) std::copy(arrays->saved_r.begin(), arrays->saved_r.end(), arrays->in_r.begin());
+      if (restore && !real) std::copy(arrays->saved_c.begin(), arrays->saved_c.end(), arrays->in_c.begin());
+      const double tf = timed(fwd);
+      return {tf, timed(bwd)};
+    };
+  }
   return r;
 }
 
@@ -652,11 +687,26 @@ int main(int argc, char** argv) {
                   a.iters);
     warn_about_cores(a.threads);
     std::vector<RunResult> results;
+    const bool compare = a.fftw_mpi || a.fftw_serial || a.fftw_threads;
+    auto total = [](const RunResult& r) { return median(r.fwd.times) + median(r.bwd.times); };
+    // The best configuration by forward + backward median (the first of equals).
+    auto best_of = [&] {
+      std::size_t best = 0;
+      for (std::size_t k = 1; k < results.size(); ++k)
+        if (total(results[k]) < total(results[best])) best = k;
+      return best;
+    };
     for (auto g : a.grids)
       for (Engine e : a.engines)
         for (int pl : (e == Engine::pipelined ? a.planes : std::vector<int>{-1})) {
           try {
-            results.push_back(a.precision == Precision::float64 ? run<double>(a, g, e, pl) : run<float>(a, g, e, pl));
+            results.push_back(a.precision == Precision::float64 ? run<double>(a, g, e, pl, compare)
+                                                                : run<float>(a, g, e, pl, compare));
+            // Only the best so far keeps its plan and arrays (the same on every rank: the
+            // medians are of maxima over ranks).
+            const std::size_t kept = best_of();
+            for (std::size_t k = 0; k < results.size(); ++k)
+              if (k != kept) results[k].companion = nullptr;
           } catch (const Error& error) {
             // With several engines, one that does not apply here is skipped (the plan agreed on
             // it, so every rank is here); a single one asked for is the user's error.
@@ -665,11 +715,7 @@ int main(int argc, char** argv) {
           }
         }
     if (results.empty()) throw Error("volfft-bench: no configuration applies to this problem");
-    // The best configuration by forward + backward median.
-    std::size_t best = 0;
-    auto total = [](const RunResult& r) { return median(r.fwd.times) + median(r.bwd.times); };
-    for (std::size_t k = 1; k < results.size(); ++k)
-      if (total(results[k]) < total(results[best])) best = k;
+    const std::size_t best = best_of();
     const double tol = (a.precision == Precision::float64 ? 1e-12 : 1e-4);
     bool ok = true;
     if (rank == 0 && results.size() > 1) {
@@ -748,26 +794,37 @@ int main(int argc, char** argv) {
     const std::vector<std::int64_t> transform_shape = a.pad.empty() ? a.shape : a.pad;
     if (a.fftw_mpi)
       peer_mpi = bench::time_fftw_mpi(MPI_COMM_WORLD, transform_shape, a.kind, a.kinds, a.batch, a.precision, a.effort,
-                                      a.warmup, a.iters);
+                                      a.warmup, a.iters, b.companion);
     if ((a.fftw_serial || a.fftw_threads) && size != 1)
       throw Error("volfft-bench: --compare fftw-serial/fftw-threads compares with one process: run with -n 1");
     if (a.fftw_serial)
-      peer_serial =
-          bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.batch, a.precision, a.effort, 1, a.warmup, a.iters);
+      peer_serial = bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.batch, a.precision, a.effort, 1, a.warmup,
+                                            a.iters, b.companion);
     if (a.fftw_threads)
       peer_threads =
           bench::time_fftw_serial(transform_shape, a.kind, a.kinds, a.batch, a.precision, a.effort, a.threads, a.warmup,
-                                  a.iters);
+                                  a.iters, b.companion);
+    // volfft's forward and backward medians from a peer mode's own iterations (the companion's);
+    // the best configuration's own loop where there are none.
+    auto volfft_medians = [&](const bench::PeerTimes& m) -> std::pair<double, double> {
+      if (m.companion_forward.empty()) return {median(b.fwd.times), median(b.bwd.times)};
+      return {median(m.companion_forward), median(m.companion_backward)};
+    };
     auto report = [&](const char* name, const std::vector<bench::PeerTimes>& modes) {
       if (rank != 0 || modes.empty()) return;
       const std::size_t best = bench::fastest(modes);
-      std::printf("\n  %s, each mode (forward, backward medians; plan):\n", name);
-      for (std::size_t k = 0; k < modes.size(); ++k)
-        std::printf("    %-52s %9.3f ms %9.3f ms  plan %.3f s%s\n", modes[k].mode.c_str(), median(modes[k].forward) * 1e3,
-                    median(modes[k].backward) * 1e3, modes[k].plan_seconds, k == best ? "  <- fastest" : "");
+      std::printf("\n  %s, each mode (forward, backward medians; plan; volfft's best configuration in the same\n"
+                  "  iterations, its calls alternating with the peer's):\n", name);
+      for (std::size_t k = 0; k < modes.size(); ++k) {
+        const auto [vf, vb] = volfft_medians(modes[k]);
+        std::printf("    %-52s %9.3f ms %9.3f ms  plan %.3f s  volfft %9.3f ms %9.3f ms%s\n", modes[k].mode.c_str(),
+                    median(modes[k].forward) * 1e3, median(modes[k].backward) * 1e3, modes[k].plan_seconds, vf * 1e3,
+                    vb * 1e3, k == best ? "  <- fastest" : "");
+      }
       const double f = median(modes[best].forward), bk = median(modes[best].backward);
-      const double vf = median(b.fwd.times), vb = median(b.bwd.times);
-      std::printf("  ratio volfft/%s (its fastest mode): forward %.3f, backward %.3f, total %.3f (below 1: volfft is faster)\n",
+      const auto [vf, vb] = volfft_medians(modes[best]);
+      std::printf("  ratio volfft/%s (its fastest mode, same iterations): forward %.3f, backward %.3f, total %.3f "
+                  "(below 1: volfft is faster)\n",
                   name, vf / f, vb / bk, (vf + vb) / (f + bk));
     };
     report("fftw-mpi", peer_mpi);
@@ -829,14 +886,18 @@ int main(int argc, char** argv) {
         if (modes->empty()) continue;
         const bench::PeerTimes& p = (*modes)[bench::fastest(*modes)];
         const double f = median(p.forward), bk = median(p.backward);
+        const auto [vf, vb] = volfft_medians(p);
         js << (first ? "" : ", ") << "\"" << name << "\": {\"mode\": \"" << p.mode << "\", \"forward_median_ms\": " << f * 1e3
-           << ", \"backward_median_ms\": " << bk * 1e3 << ", \"ratio_forward\": " << median(b.fwd.times) / f
-           << ", \"ratio_backward\": " << median(b.bwd.times) / bk << ", \"ratio_total\": "
-           << (median(b.fwd.times) + median(b.bwd.times)) / (f + bk) << ", \"modes\": [";
-        for (std::size_t k = 0; k < modes->size(); ++k)
+           << ", \"backward_median_ms\": " << bk * 1e3 << ", \"volfft_forward_median_ms\": " << vf * 1e3
+           << ", \"volfft_backward_median_ms\": " << vb * 1e3 << ", \"ratio_forward\": " << vf / f
+           << ", \"ratio_backward\": " << vb / bk << ", \"ratio_total\": " << (vf + vb) / (f + bk) << ", \"modes\": [";
+        for (std::size_t k = 0; k < modes->size(); ++k) {
+          const auto [mf, mb] = volfft_medians((*modes)[k]);
           js << (k ? ", " : "") << "{\"mode\": \"" << (*modes)[k].mode << "\", \"forward_median_ms\": "
              << median((*modes)[k].forward) * 1e3 << ", \"backward_median_ms\": " << median((*modes)[k].backward) * 1e3
-             << ", \"plan_seconds\": " << (*modes)[k].plan_seconds << "}";
+             << ", \"plan_seconds\": " << (*modes)[k].plan_seconds << ", \"volfft_forward_median_ms\": " << mf * 1e3
+             << ", \"volfft_backward_median_ms\": " << mb * 1e3 << "}";
+        }
         js << "]}";
         first = false;
       }

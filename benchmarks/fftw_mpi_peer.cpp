@@ -206,13 +206,21 @@ void fill(void* data, std::size_t reals) {
 
 // Times planned forward/backward pairs: forward in -> out, backward out -> back (all one buffer
 // in place). c2r destroys its input, so out of place the forward runs again (untimed) to
-// restore it; in place the data is refilled (untimed) before each forward.
+// restore it; in place the data is refilled (untimed) before each forward. The companion, when
+// given, runs in every iteration, first in the even ones and last in the odd ones.
 template <class A, class Max>
 void time_pairs(PeerTimes& t, typename A::plan pf, typename A::plan pb, void* in, std::size_t reals,
                 bool in_place, bool real, int warmup, int iters, const Max& max_over_ranks,
-                const std::function<void()>& barrier) {
+                const std::function<void()>& barrier, const Companion& companion) {
   fill<A>(in, reals);
   for (int it = -warmup; it < iters; ++it) {
+    const bool companion_first = (it + warmup) % 2 == 0;
+    auto run_companion = [&] {
+      if (!companion) return;
+      const auto [cf, cb] = companion();
+      if (it >= 0) t.companion_forward.push_back(cf), t.companion_backward.push_back(cb);
+    };
+    if (companion_first) run_companion();
     if (in_place) fill<A>(in, reals);
     barrier();
     double a = MPI_Wtime();
@@ -224,13 +232,15 @@ void time_pairs(PeerTimes& t, typename A::plan pf, typename A::plan pb, void* in
     const double tb = max_over_ranks(MPI_Wtime() - a);
     if (real && !in_place) A::execute(pf);  // restore `out` for the next backward
     if (it >= 0) t.forward.push_back(tf), t.backward.push_back(tb);
+    if (!companion_first) run_companion();
   }
 }
 
 #if VOLFFT_BENCH_FFTW_MPI
 template <class A>
 PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk,
-                    int howmany, volfft::Effort effort, bool transposed, bool in_place, int warmup, int iters) {
+                    int howmany, volfft::Effort effort, bool transposed, bool in_place, int warmup, int iters,
+                    const Companion& companion) {
   A::init();
   const int r = static_cast<int>(shape.size());
   std::vector<ptrdiff_t> n(shape.begin(), shape.end()), nc = n;
@@ -263,7 +273,7 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
   t.plan_seconds = max_over(comm, MPI_Wtime() - t0);
   if (!pf || !pb) throw std::runtime_error("FFTW-MPI could not plan this problem");
   time_pairs<A>(t, pf, pb, in, bytes / sizeof(typename A::real), in_place, real, warmup, iters,
-                [&](double x) { return max_over(comm, x); }, [&] { MPI_Barrier(comm); });
+                [&](double x) { return max_over(comm, x); }, [&] { MPI_Barrier(comm); }, companion);
   A::destroy(pf);
   A::destroy(pb);
   A::release(in);
@@ -278,7 +288,8 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
 
 template <class A>
 PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind, const R2rKinds& rk, int howmany,
-                       volfft::Effort effort, int threads, bool in_place, int warmup, int iters) {
+                       volfft::Effort effort, int threads, bool in_place, int warmup, int iters,
+                       const Companion& companion) {
   A::threads(threads);
   const int r = static_cast<int>(shape.size());
   std::vector<int> n(shape.begin(), shape.end());
@@ -309,7 +320,7 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
   t.plan_seconds = MPI_Wtime() - t0;
   if (!pf || !pb) throw std::runtime_error("FFTW could not plan this problem");
   time_pairs<A>(t, pf, pb, in, (real ? 2 * complex_count : 2 * total), in_place, real, warmup, iters,
-                [](double x) { return x; }, [] {});
+                [](double x) { return x; }, [] {}, companion);
   A::destroy(pf);
   A::destroy(pb);
   A::release(in);
@@ -333,18 +344,22 @@ bool have_fftw_mpi() {
 
 std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape, volfft::Kind kind,
                                      const std::vector<volfft::AxisKind>& kinds, int howmany,
-                                     volfft::Precision precision, volfft::Effort effort, int warmup, int iters) {
+                                     volfft::Precision precision, volfft::Effort effort, int warmup, int iters,
+                                     const Companion& companion) {
   std::vector<PeerTimes> modes;
   const R2rKinds rk = r2r_kinds(kind, kinds);
 #if !VOLFFT_BENCH_FFTW_MPI
-  (void)comm, (void)shape, (void)kind, (void)precision, (void)effort, (void)warmup, (void)iters, (void)rk, (void)howmany;
+  (void)comm, (void)shape, (void)kind, (void)precision, (void)effort, (void)warmup, (void)iters, (void)rk, (void)howmany,
+      (void)companion;
   throw std::runtime_error("volfft-bench: built without FFTW-MPI (VOLFFT_BENCH_FFTW_MPI=OFF)");
 #else
   for (bool in_place : {false, true})
     for (bool transposed : {true, false})
       modes.push_back(precision == volfft::Precision::float64
-                          ? mpi_times<D>(comm, shape, kind, rk, howmany, effort, transposed, in_place, warmup, iters)
-                          : mpi_times<F>(comm, shape, kind, rk, howmany, effort, transposed, in_place, warmup, iters));
+                          ? mpi_times<D>(comm, shape, kind, rk, howmany, effort, transposed, in_place, warmup, iters,
+                                         companion)
+                          : mpi_times<F>(comm, shape, kind, rk, howmany, effort, transposed, in_place, warmup, iters,
+                                         companion));
   return modes;
 #endif
 }
@@ -352,13 +367,14 @@ std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64
 std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
                                         const std::vector<volfft::AxisKind>& kinds, int howmany,
                                         volfft::Precision precision, volfft::Effort effort, int threads, int warmup,
-                                        int iters) {
+                                        int iters, const Companion& companion) {
   std::vector<PeerTimes> modes;
   const R2rKinds rk = r2r_kinds(kind, kinds);
   for (bool in_place : {false, true})
     modes.push_back(precision == volfft::Precision::float64
-                        ? serial_times<D>(shape, kind, rk, howmany, effort, threads, in_place, warmup, iters)
-                        : serial_times<F>(shape, kind, rk, howmany, effort, threads, in_place, warmup, iters));
+                        ? serial_times<D>(shape, kind, rk, howmany, effort, threads, in_place, warmup, iters, companion)
+                        : serial_times<F>(shape, kind, rk, howmany, effort, threads, in_place, warmup, iters,
+                                          companion));
   return modes;
 }
 

@@ -6,7 +6,9 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "volfft/options.hpp"
@@ -17,7 +19,18 @@ struct PeerTimes {
   std::vector<double> forward, backward;  // seconds per iteration, max over ranks
   double plan_seconds = 0;
   std::string mode;  // what exactly ran, for the table
+  /// The Companion's forward and backward seconds, from the same iterations (empty without one).
+  std::vector<double> companion_forward, companion_backward;
 };
+
+/// One forward and one backward of the transform the peer is compared with (volfft's plan),
+/// run by the caller; returns their seconds, each the maximum over ranks. Collective: every rank
+/// calls it in the same iterations. The peer timers call it once in every iteration they time
+/// (warm-up ones too), before the peer's own pair in even iterations and after it in odd ones:
+/// the two are then timed in the same minutes, so that a change of the machine's pace within the
+/// job (seen here: every call 1.4x slower for the first third of a job) reaches both alike and
+/// leaves their ratio, which the same job's separate blocks did not.
+using Companion = std::function<std::pair<double, double>()>;
 
 /// Empties FFTW's process-wide wisdom (double and single precision). Called before each plan
 /// whose time is reported, volfft's and the peers', so that none plans with what an earlier
@@ -33,16 +46,18 @@ bool have_fftw_mpi();
 /// Kind r2r: fftw_mpi_plan_r2r with `kinds` (DCT/DST only) forward and their inverses backward;
 /// a c2c or r2c problem must have DFT kinds (or none given): FFTW has no other transform to time.
 /// `howmany` fields per call, interleaved (FFTW's plan_many: the peer of volfft's batch).
+/// `companion` (may be empty): see Companion.
 std::vector<PeerTimes> time_fftw_mpi(MPI_Comm comm, const std::vector<std::int64_t>& shape,
                                      volfft::Kind kind, const std::vector<volfft::AxisKind>& kinds, int howmany,
-                                     volfft::Precision precision, volfft::Effort effort, int warmup, int iters);
+                                     volfft::Precision precision, volfft::Effort effort, int warmup, int iters,
+                                     const Companion& companion = {});
 
 /// Times FFTW's serial plan of the whole array on one rank, out-of-place and in-place, with
-/// `threads` FFTW threads.
+/// `threads` FFTW threads; `companion` as for time_fftw_mpi.
 std::vector<PeerTimes> time_fftw_serial(const std::vector<std::int64_t>& shape, volfft::Kind kind,
                                         const std::vector<volfft::AxisKind>& kinds, int howmany,
                                         volfft::Precision precision, volfft::Effort effort, int threads, int warmup,
-                                        int iters);
+                                        int iters, const Companion& companion = {});
 
 /// Index of the mode with the smallest median forward + backward time (`modes` not empty).
 std::size_t fastest(const std::vector<PeerTimes>& modes);

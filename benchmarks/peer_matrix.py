@@ -12,7 +12,10 @@ by rule) and, in the same job, FFTW-MPI in each of its four modes (in place or n
 or not; docs/bench-json.md), both unscaled; then a job of volfft's in-place plan (``--in-place``,
 the mode a user who can give up the input picks). The ratios of a cell are volfft's default /
 FFTW-MPI's fastest mode and volfft in place / the same, forward + backward medians; above 1,
-volfft is slower. The cells run in rounds (every
+volfft is slower. The default's ratio is from the same iterations: volfft-bench runs volfft's
+plan between FFTW-MPI's calls and reports those times beside the peer's (docs/bench-json.md), so
+that a change of the machine's pace within the job does not enter it; the in-place ratio comes
+from two jobs. The cells run in rounds (every
 cell once, then again), so that a slow minute of a shared machine spreads over all cells instead
 of spoiling one; the table shows each cell's median ratio over the rounds and its range.
 
@@ -280,8 +283,13 @@ def summarise(report: Dict[str, Any], in_place: Dict[str, Any],
     volfft_ms = report["forward"]["median_ms"] + report["backward"]["median_ms"]
     in_place_ms = in_place["forward"]["median_ms"] + in_place["backward"]["median_ms"]
     peer_ms = peer["forward_median_ms"] + peer["backward_median_ms"]
+    # The ratio from the same iterations: volfft-bench runs volfft's plan between FFTW-MPI's calls
+    # (bench::Companion) and reports those times beside the peer's; older JSON has them not.
+    same_ms = (peer["volfft_forward_median_ms"] + peer["volfft_backward_median_ms"]
+               if "volfft_forward_median_ms" in peer else volfft_ms)
     best_ms = min(volfft_ms, in_place_ms)
-    result = {"volfft_ms": volfft_ms, "fftw_mpi_ms": peer_ms, "ratio": volfft_ms / peer_ms,
+    result = {"volfft_ms": volfft_ms, "fftw_mpi_ms": peer_ms, "ratio": same_ms / peer_ms,
+              "volfft_same_iterations_ms": same_ms,
               "volfft_in_place_ms": in_place_ms, "ratio_in_place": in_place_ms / peer_ms,
               "grid": report["config"]["grid"], "engine": report["config"]["engine"],
               "fftw_mpi_mode": peer["mode"], "plan_seconds": report["plan_seconds"],

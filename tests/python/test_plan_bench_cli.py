@@ -258,7 +258,13 @@ def test_fftw_mpi_peer_runs_in_every_mode_and_the_fastest_is_compared(tmp_path):
     # The fastest by the bench's exact medians (the JSON rounds them to 6 digits: a near tie
     # may order differently here).
     assert totals[peer["mode"]] <= min(totals.values()) * (1 + 1e-5) + 1e-9
-    assert "<- fastest" in result.stdout and "(its fastest mode)" in result.stdout
+    assert "<- fastest" in result.stdout and "(its fastest mode, same iterations)" in result.stdout
+    # volfft timed in each mode's own iterations, and the ratios from those times.
+    assert all(m["volfft_forward_median_ms"] > 0 and m["volfft_backward_median_ms"] > 0 for m in modes)
+    volfft_ms = peer["volfft_forward_median_ms"] + peer["volfft_backward_median_ms"]
+    assert peer["ratio_total"] == pytest.approx(volfft_ms / totals[peer["mode"]], rel=1e-4)
+    assert peer["ratio_forward"] == pytest.approx(peer["volfft_forward_median_ms"] / peer["forward_median_ms"],
+                                                  rel=1e-4)
 
 
 @pytest.mark.skipif(MPIRUN is None or _built_driver() is None,
