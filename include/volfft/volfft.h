@@ -151,7 +151,14 @@ volfft_status volfft_output_order(volfft_plan plan, int* order);
 volfft_status volfft_input_array(volfft_plan plan, volfft_local_array* array);
 volfft_status volfft_output_array(volfft_plan plan, volfft_local_array* array);
 volfft_status volfft_counts(volfft_plan plan, int64_t* input_count, int64_t* output_count);
+/* Bytes of workspace this plan holds on this rank (its own, or the options->workspace it uses). */
 volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes);
+/* Bytes of options->workspace a plan for these arguments needs on rank `rank` of `comm_size`
+ * (Plan::required_workspace_bytes): pure, no MPI, before any plan exists. A plan given a
+ * workspace runs engine auto as alltoallv, so this can exceed volfft_workspace_bytes of a plan
+ * that owns its workspace (engine node). */
+volfft_status volfft_required_workspace_bytes(int comm_size, int rank, int ndim, const int64_t* shape, int kind,
+                                              int precision, const volfft_options* options, size_t* bytes);
 /* Bytes of the one array an in-place plan transforms (Plan::in_place_bytes). */
 volfft_status volfft_in_place_bytes(volfft_plan plan, size_t* bytes);
 volfft_status volfft_grid(volfft_plan plan, int grid[2]);

@@ -1,5 +1,9 @@
 #include "capi/options_c.hpp"
 
+#include <string>
+
+#include "volfft/error.hpp"
+
 namespace volfft::capi {
 
 volfft_options to_c(const Options& o, std::vector<int>& kinds) {
@@ -41,7 +45,28 @@ volfft_options to_c(const Options& o, std::vector<int>& kinds) {
   return c;
 }
 
+namespace {
+
+// A pointer and its length from volfft_options: a negative length, or a positive one with no
+// array, is the caller's error (else the field would be silently ignored).
+void check_pair(const void* array, long long length, const char* field, const char* length_field) {
+  if (length < 0)
+    throw Error(std::string("volfft: options->") + length_field + " must be >= 0; got " + std::to_string(length));
+  if (length > 0 && !array)
+    throw Error(std::string("volfft: options->") + field + " is NULL but options->" + length_field + " is " +
+                std::to_string(length) + " (give the array, or a length of 0)");
+}
+
+}  // namespace
+
 Options from_c(const volfft_options& c) {
+  check_pair(c.rank_order, c.rank_order_length, "rank_order", "rank_order_length");
+  check_pair(c.spectral_shape, c.spectral_ndim, "spectral_shape", "spectral_ndim");
+  check_pair(c.coordinate, c.coordinate_length, "coordinate", "coordinate_length");
+  check_pair(c.kinds, c.kinds_length, "kinds", "kinds_length");
+  if (c.workspace_bytes > 0 && !c.workspace)
+    throw Error("volfft: options->workspace is NULL but options->workspace_bytes is " +
+                std::to_string(c.workspace_bytes) + " (give the memory, or 0 bytes for a plan-owned workspace)");
   Options o;
   o.grid = {c.grid[0], c.grid[1]};
   o.engine = static_cast<Engine>(c.engine);

@@ -9,6 +9,7 @@
 #include "capi/local_array_c.hpp"
 #include "capi/options_c.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/check.hpp"
 #include "volfft/distribution.hpp"
 #include "volfft/reshape.hpp"
 #include "volfft/volfft.h"
@@ -70,6 +71,7 @@ volfft_status volfft_reshape_create(MPI_Comm comm, int ndim, const int64_t* shap
                                     volfft_reshape* reshape) {
   return guarded([&] {
     if (reshape) *reshape = nullptr;
+    volfft::mpi::require_communicator(comm, "volfft_reshape_create");
     // Checked on every rank together, as volfft_plan_create does: one rank's NULL must not leave
     // the others inside the Reshape's collectives.
     std::vector<std::int64_t> s;

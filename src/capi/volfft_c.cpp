@@ -8,12 +8,15 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "capi/guarded.hpp"
 #include "capi/local_array_c.hpp"
 #include "capi/options_c.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/check.hpp"
 #include "volfft/plan.hpp"
 
 struct volfft_request_s {
@@ -36,6 +39,31 @@ using volfft::capi::guarded;
 
 void require_plan(volfft_plan p) {
   if (!p) throw volfft::Error("volfft: plan is NULL");
+}
+
+// The C kind and precision constants, checked.
+std::pair<volfft::Kind, volfft::Precision> kind_and_precision(int kind, int precision) {
+  if (kind != VOLFFT_C2C && kind != VOLFFT_R2C && kind != VOLFFT_R2R)
+    throw volfft::Error("volfft: kind must be VOLFFT_C2C, VOLFFT_R2C or VOLFFT_R2R; got " + std::to_string(kind));
+  if (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT)
+    throw volfft::Error("volfft: precision must be VOLFFT_DOUBLE or VOLFFT_FLOAT; got " + std::to_string(precision));
+  return {static_cast<volfft::Kind>(kind),
+          precision == VOLFFT_FLOAT ? volfft::Precision::float32 : volfft::Precision::float64};
+}
+
+// The getters' output pointers: a NULL one is the caller's error, not a crash.
+void require_output(const void* p, const char* name) {
+  if (!p) throw volfft::Error(std::string("volfft: ") + name + " (the output pointer) is NULL");
+}
+
+// A split-phase start: the request pointer is checked on every rank together (one small
+// collective, as the blocking calls' own argument checks), so that a NULL one on one rank fails
+// the call everywhere instead of leaving the others inside the transform.
+template <class Start>
+void start(volfft_plan plan, volfft_request* request, const Start& begin) {
+  require_plan(plan);
+  plan->plan.agree_on_problem(request ? "" : "volfft: request (the output pointer) is NULL");
+  *request = new volfft_request_s{begin()};
 }
 
 // The C enums are the C++ enums' values.
@@ -71,6 +99,7 @@ volfft_status create_plan(MPI_Comm comm, int ndim, const int64_t* shape, int kin
                           const volfft_local_array* out, volfft_plan* plan, bool on_arrays) {
   return guarded([&] {
     if (plan) *plan = nullptr;
+    volfft::mpi::require_communicator(comm, on_arrays ? "volfft_plan_create_on_arrays" : "volfft_plan_create");
     volfft::Options o;
     std::vector<std::int64_t> s;
     volfft::Kind k = volfft::Kind::c2c;
@@ -79,17 +108,13 @@ volfft_status create_plan(MPI_Comm comm, int ndim, const int64_t* shape, int kin
     std::string problem;
     try {
       if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
-      if (!shape && ndim > 0) throw volfft::Error("volfft: shape is NULL");
+      if (ndim < 2) throw volfft::Error("volfft: ndim must be >= 2 (the number of entries of shape); got " +
+                                        std::to_string(ndim));
+      if (!shape) throw volfft::Error("volfft: shape is NULL");
       s.assign(shape, shape + (ndim > 0 ? ndim : 0));
       std::vector<int> no_kinds;
       o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}, no_kinds));
-      if (kind != VOLFFT_C2C && kind != VOLFFT_R2C && kind != VOLFFT_R2R)
-        throw volfft::Error("volfft: kind must be VOLFFT_C2C, VOLFFT_R2C or VOLFFT_R2R; got " + std::to_string(kind));
-      if (precision != VOLFFT_DOUBLE && precision != VOLFFT_FLOAT)
-        throw volfft::Error("volfft: precision must be VOLFFT_DOUBLE or VOLFFT_FLOAT; got " +
-                            std::to_string(precision));
-      k = static_cast<volfft::Kind>(kind);
-      p = precision == VOLFFT_FLOAT ? volfft::Precision::float32 : volfft::Precision::float64;
+      std::tie(k, p) = kind_and_precision(kind, precision);
       if (in) in_array = volfft::capi::from_c(*in, "in");
       if (out) out_array = volfft::capi::from_c(*out, "out");
     } catch (const volfft::Error& e) {
@@ -140,20 +165,12 @@ volfft_status volfft_backward(volfft_plan plan, const void* in, void* out) {
 
 volfft_status volfft_forward_start(volfft_plan plan, const void* in, void* out,
                                    volfft_request* request) {
-  return guarded([&] {
-    require_plan(plan);
-    if (!request) throw volfft::Error("volfft: request (the output pointer) is NULL");
-    *request = new volfft_request_s{plan->plan.forward_start(in, out)};
-  });
+  return guarded([&] { start(plan, request, [&] { return plan->plan.forward_start(in, out); }); });
 }
 
 volfft_status volfft_backward_start(volfft_plan plan, const void* in, void* out,
                                     volfft_request* request) {
-  return guarded([&] {
-    require_plan(plan);
-    if (!request) throw volfft::Error("volfft: request (the output pointer) is NULL");
-    *request = new volfft_request_s{plan->plan.backward_start(in, out)};
-  });
+  return guarded([&] { start(plan, request, [&] { return plan->plan.backward_start(in, out); }); });
 }
 
 volfft_status volfft_request_test(volfft_request request, int* done) {
@@ -179,6 +196,7 @@ static void copy_box(const volfft::Box& b, int64_t lo[3], int64_t hi[3]) {
 volfft_status volfft_input_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]) {
   return guarded([&] {
     require_plan(plan);
+    require_output(lo, "lo"), require_output(hi, "hi");
     copy_box(plan->plan.input_box(), lo, hi);
   });
 }
@@ -186,6 +204,7 @@ volfft_status volfft_input_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]) {
 volfft_status volfft_output_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]) {
   return guarded([&] {
     require_plan(plan);
+    require_output(lo, "lo"), require_output(hi, "hi");
     copy_box(plan->plan.output_box(), lo, hi);
   });
 }
@@ -193,6 +212,7 @@ volfft_status volfft_output_box(volfft_plan plan, int64_t lo[3], int64_t hi[3]) 
 volfft_status volfft_input_order(volfft_plan plan, int* order) {
   return guarded([&] {
     require_plan(plan);
+    require_output(order, "order");
     const auto o = plan->plan.input_order();
     for (std::size_t k = 0; k < o.size(); ++k) order[k] = o[k];
   });
@@ -201,6 +221,7 @@ volfft_status volfft_input_order(volfft_plan plan, int* order) {
 volfft_status volfft_output_order(volfft_plan plan, int* order) {
   return guarded([&] {
     require_plan(plan);
+    require_output(order, "order");
     const auto o = plan->plan.output_order();
     for (std::size_t k = 0; k < o.size(); ++k) order[k] = o[k];
   });
@@ -233,13 +254,34 @@ volfft_status volfft_counts(volfft_plan plan, int64_t* input_count, int64_t* out
 volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes) {
   return guarded([&] {
     require_plan(plan);
+    require_output(bytes, "bytes");
     *bytes = plan->plan.workspace_bytes();
+  });
+}
+
+volfft_status volfft_required_workspace_bytes(int comm_size, int rank, int ndim, const int64_t* shape, int kind,
+                                              int precision, const volfft_options* options, size_t* bytes) {
+  return guarded([&] {
+    require_output(bytes, "bytes");
+    if (ndim < 2) throw volfft::Error("volfft: ndim must be >= 2 (the number of entries of shape); got " +
+                                      std::to_string(ndim));
+    if (!shape) throw volfft::Error("volfft: shape is NULL");
+    if (comm_size < 1) throw volfft::Error("volfft: comm_size must be >= 1; got " + std::to_string(comm_size));
+    if (rank < 0 || rank >= comm_size)
+      throw volfft::Error("volfft: rank must be in [0, comm_size) = [0, " + std::to_string(comm_size) + "); got " +
+                          std::to_string(rank));
+    const auto [k, p] = kind_and_precision(kind, precision);
+    std::vector<int> no_kinds;
+    const volfft::Options o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}, no_kinds));
+    *bytes = volfft::Plan::required_workspace_bytes(comm_size, rank, std::vector<std::int64_t>(shape, shape + ndim), k,
+                                                    p, o);
   });
 }
 
 volfft_status volfft_in_place_bytes(volfft_plan plan, size_t* bytes) {
   return guarded([&] {
     require_plan(plan);
+    require_output(bytes, "bytes");
     *bytes = plan->plan.in_place_bytes();
   });
 }
@@ -247,6 +289,7 @@ volfft_status volfft_in_place_bytes(volfft_plan plan, size_t* bytes) {
 volfft_status volfft_grid(volfft_plan plan, int grid[2]) {
   return guarded([&] {
     require_plan(plan);
+    require_output(grid, "grid");
     const auto g = plan->plan.grid();
     grid[0] = g[0], grid[1] = g[1];
   });
@@ -256,7 +299,14 @@ volfft_status volfft_timings(volfft_plan plan, int direction, int max_over_ranks
                              const char** names, double* seconds) {
   return guarded([&] {
     require_plan(plan);
-    if (!count) throw volfft::Error("volfft: count is NULL");
+    std::string problem;
+    if (!count) problem = "volfft: count is NULL";
+    else if (direction != VOLFFT_FORWARD && direction != VOLFFT_BACKWARD)
+      problem = "volfft: direction must be VOLFFT_FORWARD or VOLFFT_BACKWARD; got " + std::to_string(direction);
+    // max_over_ranks makes the call collective: its problems are agreed, so that one rank's
+    // NULL count does not leave the others in the maximum over ranks.
+    if (max_over_ranks) plan->plan.agree_on_problem(problem);
+    else if (!problem.empty()) throw volfft::Error(problem);
     const auto d = direction == VOLFFT_BACKWARD ? volfft::Direction::backward : volfft::Direction::forward;
     plan->phases = max_over_ranks ? plan->plan.timings_max(d) : plan->plan.timings(d);
     const int n = static_cast<int>(plan->phases.size());

@@ -109,15 +109,19 @@ std::vector<Box> fftw_blocks(const std::vector<Index>& shape, int ranks, int axi
   check_axis("fftw_blocks", shape, axis);
   if (block < 0) throw Error("volfft::fftw_blocks: block must be >= 0 (0 = ceil(n / ranks)); got " + std::to_string(block));
   if (block == 0) block = ceil_div(n[axis], ranks);
-  if (block * ranks < n[axis])
+  // A block beyond the axis gives the same boxes as the axis itself (rank 0 holds it all); clamped,
+  // no product below can overflow, whatever block the caller passed.
+  block = std::min(block, n[axis]);
+  if (block < ceil_div(n[axis], ranks))
     throw Error("volfft::fftw_blocks: block " + std::to_string(block) + " times " + std::to_string(ranks) +
                 " ranks does not cover the " + std::to_string(n[axis]) + " points of axis " + std::to_string(axis));
+  const Index holding = ceil_div(n[axis], block);  // the ranks with points; the others are empty
   std::vector<Box> boxes(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
     Box& b = boxes[static_cast<std::size_t>(r)];
     b.hi = n;
-    b.lo[axis] = std::min(n[axis], r * block);
-    b.hi[axis] = std::min(n[axis], (r + 1) * block);
+    b.lo[axis] = r < holding ? r * block : n[axis];
+    b.hi[axis] = r < holding ? std::min(n[axis], (r + 1) * block) : n[axis];
   }
   return boxes;
 }

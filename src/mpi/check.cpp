@@ -15,6 +15,12 @@ void check(int code, const char* call) {
   throw MpiError(std::string("volfft: ") + call + " failed: " + std::string(text, length));
 }
 
+void require_communicator(MPI_Comm comm, const char* who) {
+  if (comm == MPI_COMM_NULL)
+    throw Error(std::string(who) + ": comm is MPI_COMM_NULL; expected a communicator this rank belongs to (a rank "
+                "outside it takes no part)");
+}
+
 void start_all(std::vector<MPI_Request>& r) {
   if (!r.empty()) check(MPI_Startall(static_cast<int>(r.size()), r.data()), "MPI_Startall");
 }

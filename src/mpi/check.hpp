@@ -12,6 +12,11 @@ namespace volfft::mpi {
 /// Throws volfft::MpiError naming the MPI call when `code` is not MPI_SUCCESS.
 void check(int code, const char* call);
 
+/// Throws volfft::Error (on this rank: it is in no collective) when `comm` is MPI_COMM_NULL,
+/// which every MPI call on it would turn into an abort of the whole job under MPI's default
+/// error handler. `who` names the call ("volfft::Plan", "volfft_reshape_create").
+void require_communicator(MPI_Comm comm, const char* who);
+
 template <class T>
 MPI_Datatype type_of();
 template <>

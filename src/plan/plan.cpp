@@ -749,6 +749,10 @@ core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& s
   core::LeadingPlan split;
   std::string problem;
   try {
+    // Before the workspace's size is checked (which a caller would then try to fix in vain).
+    if (((in && *in) || (out && *out)) && options.workspace)
+      throw Error("volfft: Options::workspace does not combine with user arrays (the plan allocates the staging "
+                  "arrays and reshape areas itself); leave it null");
     split = core::split_trailing_axes(shape, kind, options);
     if (in) to_leading(*in, shape.size(), "input");
     if (out) to_leading(*out, shape.size(), "output");
@@ -768,6 +772,7 @@ core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& s
 
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
            const Options& options) {
+  mpi::require_communicator(comm, "volfft::Plan");
   // An N-D plan is the plan of its first three axes with the rest as interleaved fields.
   const core::LeadingPlan split = agreed_split(comm, shape, kind, options);
   // Untransformed axes go first where that moves less data (core/relabel.hpp), keeping the
@@ -783,6 +788,7 @@ Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Pre
 }
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
            const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
+  mpi::require_communicator(comm, "volfft::Plan");
   std::optional<LocalArray> leading_in = in, leading_out = out;
   const core::LeadingPlan split = agreed_split(comm, shape, kind, options, &leading_in, &leading_out);
   const core::Axes axes = plan::choose_axes(comm, split.shape, kind, precision, split.options, leading_in, leading_out);

@@ -14,6 +14,7 @@
 
 #include "core/cover.hpp"
 #include "core/engines.hpp"
+#include "core/option_table.hpp"
 #include "exchange/exchange.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
@@ -241,7 +242,10 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
                  const LocalArray& out, Precision precision, Values values, const Options& options)
     : impl_(std::make_unique<Impl>()) {
   Impl& x = *impl_;
+  mpi::require_communicator(user_comm, "volfft::Reshape");
   mpi::check(MPI_Comm_dup(user_comm, &x.comm), "MPI_Comm_dup");
+  // MPI failures come back as volfft::MpiError (VOLFFT_ERROR_MPI in C), as in Plan.
+  MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   int rank = 0, size = 1;
   MPI_Comm_rank(x.comm, &rank);
   MPI_Comm_size(x.comm, &size);
@@ -278,10 +282,17 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
   for (int k = 0; problem.empty() && k < nd; ++k)
     if (first[1 + k] < 1)
       problem = "volfft::Reshape: shape[" + std::to_string(k) + "] must be >= 1; got " + std::to_string(first[1 + k]);
-  if (problem.empty() && options.batch < 1)
-    problem = "volfft::Reshape: options.batch must be >= 1; got " + std::to_string(options.batch);
-  if (problem.empty() && options.threads < 1)
-    problem = "volfft::Reshape: options.threads must be >= 1; got " + std::to_string(options.threads);
+  // The options a reshape reads, each on its own (bounds, names: core/option_table.cpp). threads
+  // is this rank's own and need not be the same everywhere: the problem is agreed below.
+  for (const char* name : {"engine", "tune", "batch", "batch_layout", "threads"}) {
+    if (!problem.empty()) break;
+    const core::OptionSpec& spec = *core::find_option(name);
+    try {
+      core::check_option(spec, spec.get(options));
+    } catch (const Error& e) {
+      problem = std::string("volfft::Reshape: options.") + (e.what() + std::string("volfft: ").size());
+    }
+  }
   if (problem.empty()) problem = engine_problem(options.engine);
   std::vector<Parsed> ins(static_cast<std::size_t>(size)), outs(static_cast<std::size_t>(size));
   if (problem.empty()) {
@@ -313,8 +324,9 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
     for (const Parsed& p : outs) boxes.push_back(p.box);
     problem = core::check_cover(x.shape, boxes, x.ndim, "Reshape: the out boxes");
   }
-  // Every rank computed the same problem from the same records: throwing here is collective.
-  if (!problem.empty()) throw Error(problem);
+  // Every rank computed the same problem from the same records, but for its own threads: agreed
+  // (the lowest failing rank's text everywhere), so that all ranks fail together.
+  mpi::agree_or_throw(x.comm, problem);
 
   const Parsed& me_in = ins[static_cast<std::size_t>(rank)];
   const Parsed& me_out = outs[static_cast<std::size_t>(rank)];

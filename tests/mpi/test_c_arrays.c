@@ -3,7 +3,11 @@
  *  - a plan on bricks in and bricks out (volfft_plan_create_on_arrays), with ghost layers on the
  *    input, forward against FFTW's serial 3-D DFT of the gathered array, backward round trip;
  *  - an r2r plan (VOLFFT_R2R, real data) on bricks against FFTW's serial r2r_3d;
- *  - errors: an overlapping cover and a NULL array on one rank fail on every rank alike.
+ *  - errors: an overlapping cover and a NULL array on one rank fail on every rank alike;
+ *  - the C API's own argument checks (c_api_contracts): arguments wrong on one rank fail the
+ *    call on every rank (split-phase starts, collective timings, Reshape's threads), NULL output
+ *    pointers, option arrays and their lengths, MPI_COMM_NULL, enum values a Reshape reads, and
+ *    the workspace a plan needs queried before it exists (volfft_required_workspace_bytes).
  * Any failure aborts the job (MPI_Abort), so a failing rank never leaves the others waiting. */
 #include <complex.h>
 #include <fftw3.h> /* after complex.h: fftw_complex is double complex */
@@ -322,6 +326,140 @@ static void errors_on_every_rank(void) {
   free(slabs);
 }
 
+/* status must be VOLFFT_ERROR_ARGUMENT with a message containing `text`, on every rank (where one
+ * rank's argument was wrong, the others get its message, "(on rank r)" appended). */
+static void expect_argument_error(int status, const char* text, const char* what) {
+  CHECK(status == VOLFFT_ERROR_ARGUMENT, "%s: status %d", what, status);
+  CHECK(strstr(volfft_last_error(), text) != NULL, "%s: message lacks '%s': %s", what, text, volfft_last_error());
+}
+
+static void c_api_contracts(void) {
+  const int64_t shape[3] = {8, 6, 5};
+  const int last = ranks - 1;
+  volfft_plan plan = NULL;
+  CHECK(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, NULL, &plan) == VOLFFT_OK, "plan");
+  int64_t n_in = 0, n_out = 0;
+  CHECK(volfft_counts(plan, &n_in, &n_out) == VOLFFT_OK, "counts");
+  double complex* a = calloc(n_in > 0 ? n_in : 1, sizeof *a);
+  double complex* y = calloc(n_out > 0 ? n_out : 1, sizeof *y);
+
+  /* A split-phase start whose request pointer is NULL on one rank fails on every rank (before,
+   * the others went into the transform and the job hung), and the plan stays usable. */
+  volfft_request request = NULL;
+  expect_argument_error(volfft_forward_start(plan, a, y, rank == last ? NULL : &request), "request",
+                        "forward_start with a NULL request on one rank");
+  expect_argument_error(volfft_backward_start(plan, y, a, rank == last ? NULL : &request), "request",
+                        "backward_start with a NULL request on one rank");
+  CHECK(volfft_forward(plan, a, y) == VOLFFT_OK, "forward after the failed starts");
+
+  /* volfft_timings over ranks (collective): a NULL count or a bad direction on one rank. */
+  int count = 8;
+  const char* names[8];
+  double seconds[8];
+  expect_argument_error(volfft_timings(plan, VOLFFT_FORWARD, 1, rank == last ? NULL : &count, names, seconds),
+                        "count is NULL", "timings, NULL count on one rank");
+  expect_argument_error(volfft_timings(plan, rank == last ? 7 : VOLFFT_FORWARD, 1, &count, names, seconds),
+                        "direction", "timings, direction 7 on one rank");
+  count = 8;
+  CHECK(volfft_timings(plan, VOLFFT_FORWARD, 1, &count, names, seconds) == VOLFFT_OK && count > 0, "timings");
+
+  /* Getters: NULL output pointers are argument errors, not crashes. */
+  int64_t lo[3], hi[3];
+  expect_argument_error(volfft_workspace_bytes(plan, NULL), "bytes", "workspace_bytes(NULL)");
+  expect_argument_error(volfft_in_place_bytes(plan, NULL), "bytes", "in_place_bytes(NULL)");
+  expect_argument_error(volfft_grid(plan, NULL), "grid", "grid(NULL)");
+  expect_argument_error(volfft_input_order(plan, NULL), "order", "input_order(NULL)");
+  expect_argument_error(volfft_output_order(plan, NULL), "order", "output_order(NULL)");
+  expect_argument_error(volfft_input_box(plan, NULL, hi), "lo", "input_box(NULL, hi)");
+  expect_argument_error(volfft_output_box(plan, lo, NULL), "hi", "output_box(lo, NULL)");
+  CHECK(volfft_plan_destroy(plan) == VOLFFT_OK, "destroy");
+
+  /* The workspace a plan given one needs, before it exists: exactly enough, and one byte less
+   * is refused (engine auto: a plan that owns its workspace may take engine node, which needs
+   * less, so volfft_workspace_bytes of such a plan is not the answer). */
+  volfft_options o;
+  volfft_options_default(&o);
+  size_t need = 0;
+  CHECK(volfft_required_workspace_bytes(ranks, rank, 3, shape, VOLFFT_R2C, VOLFFT_DOUBLE, &o, &need) == VOLFFT_OK,
+        "required_workspace_bytes");
+  unsigned char* memory = malloc(need + 64);
+  o.workspace = memory, o.workspace_bytes = need;
+  CHECK(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_R2C, VOLFFT_DOUBLE, &o, &plan) == VOLFFT_OK,
+        "plan on the queried workspace (%zu bytes)", need);
+  size_t used = 0;
+  CHECK(volfft_workspace_bytes(plan, &used) == VOLFFT_OK && used == need, "workspace used %zu, queried %zu", used,
+        need);
+  CHECK(volfft_plan_destroy(plan) == VOLFFT_OK, "destroy");
+  if (need > 0) {
+    o.workspace_bytes = need - 1;
+    expect_argument_error(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_R2C, VOLFFT_DOUBLE, &o, &plan),
+                          "bytes", "workspace one byte short");
+  }
+  free(memory);
+  expect_argument_error(volfft_required_workspace_bytes(ranks, ranks, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, NULL, &need),
+                        "rank", "required_workspace_bytes, rank out of range");
+
+  /* Option arrays and their lengths. */
+  volfft_options_default(&o);
+  o.spectral_ndim = 3;  /* no spectral_shape: was silently an unpadded plan */
+  expect_argument_error(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, &o, &plan),
+                        "spectral_shape", "spectral_ndim 3 with no spectral_shape");
+  volfft_options_default(&o);
+  const int kinds[3] = {VOLFFT_AXIS_DCT2, VOLFFT_AXIS_DCT2, VOLFFT_AXIS_DCT2};
+  o.kinds = kinds, o.kinds_length = -1;
+  expect_argument_error(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_R2R, VOLFFT_DOUBLE, &o, &plan),
+                        "kinds_length", "kinds_length -1");
+
+  /* MPI_COMM_NULL: an error on this rank, not an abort of the job. */
+  expect_argument_error(volfft_plan_create(MPI_COMM_NULL, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, NULL, &plan),
+                        "MPI_COMM_NULL", "plan on MPI_COMM_NULL");
+  CHECK(plan == NULL, "plan on MPI_COMM_NULL left set");
+  expect_argument_error(volfft_plan_create(MPI_COMM_WORLD, -5, shape, VOLFFT_C2C, VOLFFT_DOUBLE, NULL, &plan),
+                        "ndim", "ndim -5");
+
+  /* Reshape: threads 0 on one rank fails every rank; enum values out of range are named. */
+  volfft_box* slabs = malloc(ranks * sizeof *slabs);
+  CHECK(volfft_slabs(3, shape, ranks, 0, slabs) == VOLFFT_OK, "volfft_slabs");
+  volfft_local_array in, out;
+  memset(&in, 0, sizeof in), memset(&out, 0, sizeof out);
+  in.box = out.box = slabs[rank];
+  volfft_reshape reshape = NULL;
+  volfft_options_default(&o);
+  if (rank == last) o.threads = 0;
+  expect_argument_error(volfft_reshape_create(MPI_COMM_WORLD, 3, shape, &in, &out, VOLFFT_DOUBLE,
+                                              VOLFFT_VALUES_COMPLEX, &o, &reshape),
+                        "options.threads", "reshape, threads 0 on one rank");
+  volfft_options_default(&o);
+  o.engine = 99;
+  expect_argument_error(volfft_reshape_create(MPI_COMM_WORLD, 3, shape, &in, &out, VOLFFT_DOUBLE,
+                                              VOLFFT_VALUES_COMPLEX, &o, &reshape),
+                        "options.engine", "reshape, engine 99");
+  volfft_options_default(&o);
+  o.batch = 2, o.batch_layout = 7;
+  expect_argument_error(volfft_reshape_create(MPI_COMM_WORLD, 3, shape, &in, &out, VOLFFT_DOUBLE,
+                                              VOLFFT_VALUES_COMPLEX, &o, &reshape),
+                        "options.batch_layout", "reshape, batch_layout 7");
+  expect_argument_error(volfft_reshape_create(MPI_COMM_NULL, 3, shape, &in, &out, VOLFFT_DOUBLE,
+                                              VOLFFT_VALUES_COMPLEX, NULL, &reshape),
+                        "MPI_COMM_NULL", "reshape on MPI_COMM_NULL");
+  /* A user workspace with user arrays: named as such, before any size check. */
+  volfft_options_default(&o);
+  unsigned char byte[64];
+  o.workspace = byte, o.workspace_bytes = sizeof byte;
+  expect_argument_error(volfft_plan_create_on_arrays(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, &o, &in,
+                                                     &out, &plan),
+                        "does not combine with user arrays", "workspace with user arrays");
+
+  /* FFTW's blocks with a block far beyond the axis (its products once overflowed): rank 0 holds
+   * the whole axis. */
+  CHECK(volfft_fftw_blocks(3, shape, ranks, 0, (int64_t)1 << 62, slabs) == VOLFFT_OK, "fftw_blocks 2^62: %s",
+        volfft_last_error());
+  for (int r = 0; r < ranks; ++r)
+    CHECK(slabs[r].lo[0] == (r == 0 ? 0 : shape[0]) && slabs[r].hi[0] == shape[0], "fftw_blocks 2^62: rank %d [%lld, %lld)",
+          r, (long long)slabs[r].lo[0], (long long)slabs[r].hi[0]);
+  free(slabs), free(a), free(y);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -331,6 +469,7 @@ int main(int argc, char** argv) {
   r2r_plan_on_bricks();
   c2c_4d();
   errors_on_every_rank();
+  c_api_contracts();
   if (rank == 0) printf("test_c_arrays: all passed at np %d\n", ranks);
   MPI_Finalize();
   return 0;
