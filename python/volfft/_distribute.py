@@ -11,29 +11,13 @@ from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 import numpy as np
 
+from volfft._agree import agree_on_errors
 from volfft._native import native
 
 if TYPE_CHECKING:  # pragma: no cover
     from volfft.plan import Plan
 
 _TAG = 7717  # one tag for every block: each pair exchanges at most one message per call
-
-
-def agree_on_errors(comm: Any, error: Optional[Exception]) -> None:
-    """Raise the lowest failing rank's error on every rank, if any rank has one. Collective.
-
-    Errors travel as (type, message), so every rank raises the same TypeError or VolfftError.
-    """
-    mine = None if error is None else ("type" if isinstance(error, TypeError) else "value",
-                                       str(error))
-    for rank, found in enumerate(comm.allgather(mine)):
-        if found is not None:
-            kind, message = found
-            if rank != comm.rank and comm.size > 1:
-                message = f"{message} (on rank {rank})"
-            if kind == "type":
-                raise TypeError(message)
-            raise native().VolfftError(message)
 
 
 def _check_root(comm: Any, root: Any) -> int:
@@ -89,9 +73,13 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
         ``plan.backward``).
     """
     comm = plan.comm
-    root = _check_root(comm, root)
-    shape, order, dtype = _side(plan, forward_output)
+    shape, order, dtype = _side(plan, bool(forward_output))
     error: Optional[Exception] = _ghost_layers(plan, "scatter")
+    if error is None:
+        try:
+            root = _check_root(comm, root)
+        except (TypeError, ValueError) as e:
+            error = e
     if comm.rank == root and error is None:
         try:
             if not isinstance(global_array, np.ndarray):
@@ -107,7 +95,8 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
                     f"{global_array.dtype}")
         except (TypeError, ValueError) as e:
             error = e
-    agree_on_errors(comm, error)
+    # root and the side decide who sends what to whom: the same on every rank, or nobody moves.
+    agree_on_errors(comm, error, same={"root": root, "forward_output": bool(forward_output)})
 
     blocks: Optional[List[Tuple[slice, ...]]] = comm.gather(
         plan.local_slice(forward_output), root=root)
@@ -125,8 +114,10 @@ def scatter(plan: "Plan", global_array: Optional[np.ndarray], root: int = 0,
         if rank == root:
             local[...] = global_array[block]
             continue
-        # transpose(order): the block's axes into the receiving rank's memory order.
-        piece = np.ascontiguousarray(global_array[block].transpose(order), dtype=dtype)
+        # transpose(order): the block's axes into the receiving rank's memory order; copied
+        # when not C-contiguous or not aligned (mpi4py has no MPI datatype for unaligned
+        # elements: a view of a buffer at an odd offset would fail the send on this rank only).
+        piece = np.require(global_array[block].transpose(order), dtype, ["C_CONTIGUOUS", "ALIGNED"])
         comm.Send(piece, dest=rank, tag=_TAG)
     return local
 
@@ -154,17 +145,19 @@ def gather(plan: "Plan", local_array: np.ndarray, root: int = 0,
         output of r2c the last axis ``n // 2 + 1``); None on the other ranks.
     """
     comm = plan.comm
-    root = _check_root(comm, root)
-    shape, order, dtype = _side(plan, forward_output)
+    shape, order, dtype = _side(plan, bool(forward_output))
     error: Optional[Exception] = _ghost_layers(plan, "gather")
     memory = None
     try:
         if error is not None:
             raise error
-        memory = plan._memory("local_array", local_array, forward_output, False, staging="new")
+        root = _check_root(comm, root)
+        memory = plan._memory("local_array", local_array, bool(forward_output), False, staging="new")
+        # Aligned for mpi4py's send, as in scatter (a copy only where the array is not).
+        memory = np.require(memory, None, ["C_CONTIGUOUS", "ALIGNED"])
     except (TypeError, ValueError) as e:
         error = e
-    agree_on_errors(comm, error)
+    agree_on_errors(comm, error, same={"root": root, "forward_output": bool(forward_output)})
 
     blocks: Optional[List[Tuple[slice, ...]]] = comm.gather(
         plan.local_slice(forward_output), root=root)

@@ -19,6 +19,16 @@ def inverse_order(order: Tuple[int, ...]) -> Tuple[int, ...]:
     return tuple(int(a) for a in np.argsort(order))
 
 
+def _memory_order_of(array: np.ndarray, hint: Tuple[int, ...]) -> Optional[Tuple[int, ...]]:
+    """The axis order in which ``array``'s memory is C-contiguous: ``hint`` where it is (axes of
+    extent 1 make several orders fit), else the order of its strides; None when none fits."""
+    plain = array.view(np.ndarray)  # views of it make no LocalArray (no __array_finalize__ here)
+    if len(hint) == plain.ndim and plain.transpose(hint).flags.c_contiguous:
+        return hint
+    by_stride = tuple(int(a) for a in sorted(range(plain.ndim), key=lambda a: -plain.strides[a]))
+    return by_stride if plain.transpose(by_stride).flags.c_contiguous else None
+
+
 class LocalArray(np.ndarray):
     """This rank's block of a distributed array: a numpy array indexed by global axes.
 
@@ -29,9 +39,11 @@ class LocalArray(np.ndarray):
     :meth:`~volfft.Plan.forward`, :meth:`~volfft.Plan.backward` and :func:`volfft.scatter`
     return these; the transforms and :func:`volfft.gather` take them back.
 
-    Arithmetic keeps the attributes when the result has the block's shape (``u_hat * k2``); any
-    other shape (a slice, a reduction) drops them (they are then None), since the offset would
-    no longer be true.
+    Arithmetic and copies keep the attributes when the result has the block's shape
+    (``u_hat * k2``, ``u_hat.copy()``), with the memory order the result's memory has (a C-order
+    copy is in order ``(0, 1, 2)``). Any other shape (a slice, a reduction), and a view that
+    indexes the same memory another way (``u_hat[::-1]``, ``u_hat.T``), drop them (they are then
+    None), since the offset would no longer be true.
 
     Attributes
     ----------
@@ -59,9 +71,17 @@ class LocalArray(np.ndarray):
 
     def __array_finalize__(self, obj: Any) -> None:
         same = obj is not None and getattr(obj, "shape", None) == self.shape
+        # A view whose strides differ from its source's (a transpose of a cubic block, a
+        # reversal) indexes the same memory another way: the offset would lie. New memory of
+        # the same shape (arithmetic, copies) is indexed as the source.
+        # (numpy makes a ufunc's result as a view of new memory: a view of the source is told by
+        # sharing the source's memory, a bounds check.)
+        if same and self.strides != obj.strides and np.may_share_memory(self, obj):
+            same = False
         self._global_shape = getattr(obj, "_global_shape", None) if same else None
         self._offset = getattr(obj, "_offset", None) if same else None
-        self._memory_order = getattr(obj, "_memory_order", None) if same else None
+        order = getattr(obj, "_memory_order", None) if same else None
+        self._memory_order = order if order is None else _memory_order_of(self, order)
 
     @property
     def global_shape(self) -> Optional[Tuple[int, ...]]:
@@ -86,9 +106,11 @@ class LocalArray(np.ndarray):
 
     @property
     def memory(self) -> np.ndarray:
-        """The same elements as a plain numpy array in memory order (a view, no copy)."""
+        """The same elements as a plain C-contiguous numpy array in memory order (a view, no
+        copy)."""
         if self._memory_order is None:
-            raise ValueError("memory: this array is no longer a whole block of a plan")
+            raise ValueError("memory: this array is no longer a whole block of a plan, or its memory is in no "
+                             "axis order (a strided view)")
         return np.asarray(self).transpose(self._memory_order)
 
     def __array_wrap__(self, obj, *args, **kwargs):

@@ -9,7 +9,13 @@ import numpy as np
 
 class Request:
     """A call begun with a ``*_start`` method: :meth:`test` lets MPI progress, :meth:`wait`
-    finishes it and returns its output array. Until then the arrays belong to volfft."""
+    finishes it and returns its output array. Until then the arrays belong to volfft.
+
+    A request dropped without :meth:`wait` is finished when it is collected (in CPython: where
+    the last reference goes, the same place in the program on every rank), as the C++
+    ``volfft::Request`` is: the arrays it holds stay alive until then, and the plan or reshape
+    takes calls again afterwards.
+    """
 
     def __init__(self, native: Any, keep: Tuple[np.ndarray, np.ndarray], out: np.ndarray) -> None:
         self._native = native
@@ -27,3 +33,15 @@ class Request:
             self._native = None
             self._keep = None
         return self._out
+
+    def __del__(self) -> None:
+        if getattr(self, "_native", None) is None:
+            return
+        try:
+            from mpi4py import MPI
+
+            if MPI.Is_finalized():
+                return  # too late for MPI; the library's own objects skip their calls then too
+            self.wait()
+        except Exception:  # noqa: BLE001 - a finaliser must not raise
+            pass

@@ -22,7 +22,8 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from volfft._describe import model_description
-from volfft._distribute import agree_on_errors, gather, scatter
+from volfft._agree import agree_on_errors, fail_call, native_call
+from volfft._distribute import gather, scatter
 from volfft._local_array import LocalArray
 from volfft._native import native
 from volfft._request import Request
@@ -532,6 +533,7 @@ class Plan:
         self._output_shape = self._with_field(self._extents(self._output_box), self._batch)
         self._workspace_bytes = int(handle.workspace_bytes())
         self._in_place = bool(library_options.get("in_place", False))
+        self._destroy_input = bool(library_options.get("destroy_input", False))
         given_kinds = library_options.get("kinds") or ()
         self._kinds = tuple(str(k) for k in given_kinds) or tuple(
             "r2c" if kind == "r2c" and a == len(sizes) - 1 else "dft" for a in range(len(sizes)))
@@ -848,15 +850,12 @@ class Plan:
                 raise VolfftError(f"out: an in-place plan writes its result into {name}'s memory; pass out={name} "
                                   f"or leave it out")
         except (TypeError, ValueError) as problem:
-            try:
-                handle.agree_on_problem(str(problem))
-            except ValueError:
-                pass
-            raise
+            fail_call(handle, problem)
         result = self._in_place_view(buffer, forward_output=forward)
-        if split:
-            return Request(handle.in_place_start(forward, buffer), (buffer, buffer), result)
-        handle.in_place(forward, buffer)
+        with native_call():
+            if split:
+                return Request(handle.in_place_start(forward, buffer), (buffer, buffer), result)
+            handle.in_place(forward, buffer)
         return result
 
     def _side(self, forward_output: bool):
@@ -906,7 +905,7 @@ class Plan:
         return self._native
 
     def _memory(self, name: str, array: Any, forward_output: bool, writable: bool,
-                staging: Optional[str] = None) -> np.ndarray:
+                staging: Optional[str] = None, scratch: bool = False) -> np.ndarray:
         """The C-contiguous memory-order view of a caller's array in global axes.
 
         Accepted without a copy: an ndarray of the side's dtype and local shape (global axes)
@@ -915,7 +914,9 @@ class Plan:
         broadcasting in C order) is copied when ``staging`` allows it: ``"plan"`` (a transform's
         input, which it does not modify) into the plan's staging array for that side, allocated
         on first need and reused; ``"new"`` into a new array. Anything else is refused with what
-        was expected.
+        was expected. ``scratch``: the library may write into the array (``destroy_input``), so a
+        read-only one is copied too (into the staging array; a read-only memory map would
+        otherwise crash the process, and a read-only numpy array change behind its flag).
         """
         self._check_array(name, array, forward_output)
         _, order, _, _ = self._side(forward_output)
@@ -923,7 +924,8 @@ class Plan:
         memory = array.transpose(order)
         if not memory.flags.c_contiguous and staging == "new":
             return np.ascontiguousarray(memory)
-        if not memory.flags.c_contiguous and staging == "plan":
+        copy = not memory.flags.c_contiguous or (scratch and not array.flags.writeable)
+        if copy and staging == "plan":
             if self._staging[forward_output] is None:
                 self._staging[forward_output] = self._new_array(forward_output)
             np.copyto(self._staging[forward_output], array)
@@ -947,7 +949,8 @@ class Plan:
         """
         handle = self._live()
         try:
-            given_memory = self._memory(name, given, not forward, False, staging="plan")
+            given_memory = self._memory(name, given, not forward, False, staging="plan",
+                                        scratch=self._destroy_input)
             if out is None:
                 out = self._new_array(forward_output=forward)
                 return handle, given_memory, out, out.memory
@@ -957,11 +960,7 @@ class Plan:
             out_memory = self._memory("out", out, forward, True)
             return handle, given_memory, out, out_memory
         except (TypeError, ValueError) as problem:
-            try:
-                handle.agree_on_problem(str(problem))
-            except ValueError:
-                pass
-            raise
+            fail_call(handle, problem)
 
     def forward(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
         """Forward transform (unscaled). Collective.
@@ -987,7 +986,8 @@ class Plan:
         if self._in_place:
             return self._run_in_place("a", a, out, forward=True, split=False)
         handle, memory, out, out_memory = self._arrays("a", a, out, forward=True)
-        handle.forward(memory, out_memory)
+        with native_call():
+            handle.forward(memory, out_memory)
         return out
 
     def backward(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
@@ -1012,7 +1012,8 @@ class Plan:
         if self._in_place:
             return self._run_in_place("b", b, out, forward=False, split=False)
         handle, memory, out, out_memory = self._arrays("b", b, out, forward=False)
-        handle.backward(memory, out_memory)
+        with native_call():
+            handle.backward(memory, out_memory)
         return out
 
     def forward_start(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
@@ -1026,14 +1027,16 @@ class Plan:
         if self._in_place:
             return self._run_in_place("a", a, out, forward=True, split=True)
         handle, memory, out, out_memory = self._arrays("a", a, out, forward=True)
-        return Request(handle.forward_start(memory, out_memory), (memory, out_memory), out)
+        with native_call():
+            return Request(handle.forward_start(memory, out_memory), (memory, out_memory), out)
 
     def backward_start(self, b: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
         """Start :meth:`backward` and return before it completes; see :meth:`forward_start`."""
         if self._in_place:
             return self._run_in_place("b", b, out, forward=False, split=True)
         handle, memory, out, out_memory = self._arrays("b", b, out, forward=False)
-        return Request(handle.backward_start(memory, out_memory), (memory, out_memory), out)
+        with native_call():
+            return Request(handle.backward_start(memory, out_memory), (memory, out_memory), out)
 
     # ------------------------------------------------------------------ measuring
     def timings(self, direction: str = "forward", max_over_ranks: bool = False) -> Dict[str, float]:
@@ -1051,9 +1054,18 @@ class Plan:
             Phase name (``"fft2"``, ``"pack_row"``, ``"exchange_row"``, ...) -> seconds, in
             pipeline order.
         """
+        handle = self._live()
+        problem = None
         if direction not in ("forward", "backward"):
-            raise VolfftError(f"direction: expected 'forward' or 'backward', got {direction!r}")
-        return dict(self._live().timings(direction, bool(max_over_ranks)))
+            problem = VolfftError(f"direction: expected 'forward' or 'backward', got {direction!r}")
+        if max_over_ranks:  # collective: a bad direction on one rank fails every rank
+            if problem is not None:
+                fail_call(handle, problem)
+            with native_call():
+                handle.agree_on_problem("")
+        elif problem is not None:
+            raise problem
+        return dict(handle.timings(direction, bool(max_over_ranks)))
 
     def describe(self) -> Dict[str, Any]:
         """This plan's description (the dict :func:`describe` returns), as it was built."""

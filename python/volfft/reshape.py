@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from volfft._distribute import agree_on_errors
+from volfft._agree import agree_on_errors, fail_call, native_call
 from volfft._local_array import LocalArray
 from volfft._native import native
 from volfft._request import Request
@@ -230,12 +230,9 @@ class Reshape:
                 raise VolfftError(f"out: expected an array that does not overlap {name}")
             destination = self._memory("out", out, not reversed_, True)
         except (TypeError, ValueError) as problem:
-            try:  # the other ranks are in the library's call: fail them with this message
-                handle.agree_on_problem(str(problem))
-            except ValueError:
-                pass
-            raise
-        handle.start(source, destination, reversed_)
+            fail_call(handle, problem)  # the other ranks are in the library's call
+        with native_call():
+            handle.start(source, destination, reversed_)
         return Request(handle, (source, destination), out)
 
     def execute(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:

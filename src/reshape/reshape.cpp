@@ -420,7 +420,7 @@ void Reshape::start(const void* src, void* dst, bool reversed) {
   else if (overlapping(src, src_bytes, dst, dst_bytes))
     problem = std::string(call) + "the arrays overlap; a reshape reads one array and writes another";
   else if (x.pending)
-    problem = "volfft::Reshape: a split-phase reshape is in progress: finish() it first";
+    problem = "volfft::Reshape: a split-phase reshape is in progress: finish() it first (Python: its request's wait())";
   mpi::agree_or_throw(x.comm, problem, reversed ? 2 : 1,
                       "volfft::Reshape: ranks made different calls on one reshape (execute/reverse)");
   exchange::Exchange& e = reversed ? *x.back : *x.exchange;

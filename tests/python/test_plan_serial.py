@@ -363,3 +363,23 @@ def test_local_array_behaves_like_numpy(plan):
     copy = pickle.loads(pickle.dumps(a))
     assert type(copy) is np.ndarray and np.array_equal(copy, a)
     assert a.local_slice() == plan.local_slice()
+
+
+def test_local_array_layout_follows_its_memory():
+    """A copy in C order keeps the block's place and says its memory order, whose .memory view is
+    C-contiguous (it claimed the plan's order, and its .memory was not contiguous); views that
+    index the memory another way (reversed, transposed on a cubic block) claim no place."""
+    # A rank's block of a pencil plan's spectrum: global axes (1, 2, 0) slowest to fastest.
+    order = (1, 2, 0)
+    memory = np.arange(64, dtype=np.complex128).reshape(4, 4, 4)
+    u = volfft.LocalArray.over(memory, (8, 4, 4), ((4, 0, 0), (8, 4, 4)), order)
+    for same, want in ((u.copy(), np.asarray(u)), (u * np.ones(u.shape), np.asarray(u)), (-u, -np.asarray(u))):
+        assert same.offset == u.offset and same.global_shape == u.global_shape
+        assert same.memory.flags.c_contiguous
+        assert np.array_equal(same.memory.transpose(np.argsort(same.memory_order)), want)
+        assert np.array_equal(same, want)
+    assert u.copy().memory_order == (0, 1, 2) and (u * 2).memory_order == order
+    for other in (u[::-1], u.T, u.transpose(1, 0, 2)):
+        assert other.offset is None and other.memory_order is None
+        with pytest.raises(ValueError, match=r"local_slice: this array is no longer a whole block"):
+            other.local_slice()

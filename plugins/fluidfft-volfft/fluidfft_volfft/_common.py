@@ -141,7 +141,10 @@ class VolfftFFTBase:
         self.nb_proc = self._comm.size
         self.rank = self._comm.rank
         self.comm = self._comm
-        self._is_mpi_lib = self._shapeX_seq != self._shapeX_loc
+        # Decided from the communicator, the same on every rank: a rank that happens to hold
+        # the whole real-space array (every other rank empty) must still take part in
+        # gather_Xspace/scatter_Xspace's collectives.
+        self._is_mpi_lib = self._comm.size > 1
 
         # The half spectrum: modes kx > 0 stand for themselves and their conjugates (weight
         # 2), but kx = 0 and, for even nx, the Nyquist mode kx = nx/2 appear once. Where those

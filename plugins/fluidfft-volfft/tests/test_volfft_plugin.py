@@ -191,6 +191,19 @@ class Values(unittest.TestCase):
                 self.assertEqual(op.plan.staging_bytes, 0)
                 np.testing.assert_array_equal(op.gather_Xspace(local), field)
 
+    def test_2d_whole_arrays_with_empty_ranks(self):
+        """One row: rank 0 holds the whole real-space array and the others none. gather_Xspace
+        and scatter_Xspace are collective on every rank all the same (rank 0 returned at once,
+        deciding alone that nothing was distributed, and the others hung in the gather)."""
+        op = import_fft_class(METHOD_2D)(1, 8)
+        field = _global_field((1, 8), seed=9)
+        local = _local_block(op, field)
+        whole = op.gather_Xspace(local, root=0)
+        if COMM.rank == 0:
+            np.testing.assert_array_equal(whole, field)
+        np.testing.assert_array_equal(op.gather_Xspace(local, root=None), field)
+        np.testing.assert_array_equal(op.scatter_Xspace(field if COMM.rank == 0 else None, root=0), local)
+
     def test_2d_derivatives_through_operators(self):
         nx, ny, lx, ly = 24, 16, 2 * pi, 3 * pi
         op = OperatorsPseudoSpectral2D(nx, ny, lx, ly, fft=METHOD_2D)

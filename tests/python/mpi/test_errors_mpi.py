@@ -71,3 +71,73 @@ def test_root_out_of_range(comm):
     with volfft.Plan(comm, (4, 4, 4), effort="estimate") as plan:
         with pytest.raises(ValueError, match=rf"root: expected a rank in 0\.\.{SIZE - 1}, got {SIZE}"):
             volfft.gather(plan, plan.output_array(), root=SIZE)
+
+
+@pytest.mark.skipif(SIZE < 2, reason="needs 2 ranks to pass different arguments")
+@pytest.mark.parametrize("which", ["scatter", "gather"])
+@pytest.mark.parametrize("argument", ["root", "forward_output"])
+def test_scatter_gather_arguments_differing_across_ranks(comm, which, argument):
+    """root and forward_output decide who sends what to whom: differing, they raise on every rank
+    (they hung, lost the data or misplaced it silently)."""
+    root = 1 if comm.rank == 0 and argument == "root" else 0
+    side = comm.rank == 1 if argument == "forward_output" else (which == "gather")
+    with volfft.Plan(comm, (4, 5, 6), effort="estimate") as plan:
+        with pytest.raises(ValueError, match=rf"{argument}: every rank must pass the same value; rank 0 passed"):
+            if which == "scatter":
+                volfft.scatter(plan, np.zeros((4, 5, 6), complex) if comm.rank == root else None, root=root,
+                               forward_output=side)
+            else:
+                volfft.gather(plan, plan.output_array() if side else plan.input_array(), root=root,
+                              forward_output=side)
+
+
+@pytest.mark.skipif(SIZE < 2, reason="needs 2 ranks to pass different arguments")
+def test_call_type_error_on_one_rank_is_a_type_error_everywhere(comm):
+    """A wrong dtype on one rank's forward: TypeError on every rank (the others raised
+    VolfftError), with that rank's message."""
+    with volfft.Plan(comm, (4, 5, 6), effort="estimate") as plan:
+        a = plan.input_array()
+        if comm.rank == SIZE - 1:
+            a = np.zeros(a.shape, np.complex64)
+        with pytest.raises(TypeError, match=r"complex128"):
+            plan.forward(a)
+        plan.forward(plan.input_array())  # the plan takes calls again
+
+
+@pytest.mark.skipif(SIZE < 2, reason="needs 2 ranks to pass different arguments")
+def test_timings_over_ranks_with_a_bad_direction_on_one_rank(comm):
+    with volfft.Plan(comm, (4, 5, 6), effort="estimate") as plan:
+        plan.forward(plan.input_array())
+        with pytest.raises(ValueError, match=r"direction: expected 'forward' or 'backward'"):
+            plan.timings("sideways" if comm.rank == SIZE - 1 else "forward", max_over_ranks=True)
+        assert plan.timings("forward", max_over_ranks=True)
+
+
+@pytest.mark.parametrize("which", ["scatter", "gather"])
+def test_scatter_gather_unaligned_arrays(comm, which):
+    """Arrays at an odd byte offset (a view of a byte buffer, a memory map): mpi4py cannot send
+    them as they are, which failed the sending rank alone and left the receiver waiting; now they
+    are copied, and the values arrive."""
+    shape = (4, 5, 6)
+    with volfft.Plan(comm, shape, effort="estimate") as plan:
+        if which == "scatter":
+            whole = None
+            if comm.rank == 0:
+                raw = np.zeros(np.prod(shape) * 16 + 1, np.uint8)
+                whole = np.frombuffer(raw.data, np.complex128, count=int(np.prod(shape)), offset=1).reshape(shape)
+                assert not whole.flags.aligned
+                whole[...] = np.arange(np.prod(shape)).reshape(shape)
+            local = volfft.scatter(plan, whole)
+            expected = np.arange(np.prod(shape)).reshape(shape)[local.local_slice()]
+            assert np.array_equal(local, expected)
+        else:
+            local = plan.input_array()
+            local[...] = np.arange(np.prod(shape)).reshape(shape)[local.local_slice()]
+            raw = np.zeros(local.nbytes + 1, np.uint8)
+            odd = np.frombuffer(raw.data, local.dtype, count=local.size, offset=1).reshape(local.memory.shape)
+            odd[...] = local.memory
+            view = odd.transpose(np.argsort(plan.input_order))
+            assert not view.flags.aligned
+            whole = volfft.gather(plan, view, forward_output=False)
+            if comm.rank == 0:
+                assert np.array_equal(whole, np.arange(np.prod(shape)).reshape(shape))

@@ -241,3 +241,22 @@ def test_errors_on_every_rank(comm):
     with volfft.Plan(comm, shape, in_array=volfft.LocalBox(slabs[comm.rank], ghosts=1)) as plan:
         with pytest.raises(volfft.VolfftError, match="ghost layers"):
             volfft.scatter(plan, np.zeros(shape, complex) if comm.rank == 0 else None)
+
+
+@pytest.mark.parametrize("engine", ["alltoallv", "p2p", "alltoallw"])
+def test_dropped_split_phase_request_is_finished(comm, engine):
+    """A request dropped without wait(): it is finished where it goes (as Plan's requests are),
+    its output array stays alive until then, and the reshape takes calls again (before, the
+    arrays were freed under the pending call, and its finish at close wrote into freed memory:
+    a crash with alltoallv and p2p; and every later execute failed)."""
+    shape = (6, 5, 4)
+    bricks, pencils = volfft.bricks(shape, comm.size), volfft.pencils(shape, comm.size, 2)
+    g = global_values(shape, np.complex128)
+    with volfft.Reshape(comm, shape, bricks[comm.rank], pencils[comm.rank], engine=engine) as reshape:
+        a = reshape.input_array()
+        a[...] = g[slices(bricks[comm.rank])]
+        reshape.execute_start(a)  # dropped at once
+        fillers = [np.full(64, 7.0) for _ in range(32)]  # memory the freed arrays would have become
+        out = reshape.execute(a)
+        ok = np.array_equal(out, g[slices(pencils[comm.rank])]) and all((f == 7.0).all() for f in fillers)
+    assert agreed(comm, ok)

@@ -326,3 +326,25 @@ def test_describe_matches_the_live_plan(comm, grid, kind):
         g = i * grid[1] + j
         assert np.array_equal(pure["input_boxes"][g], [in_lo, in_hi]), f"input box of {g}"
         assert np.array_equal(pure["output_boxes"][g], [out_lo, out_hi]), f"output box of {g}"
+
+
+@pytest.mark.parametrize("kind", ["c2c", "r2c"])
+def test_destroy_input_leaves_a_read_only_input_alone(comm, kind):
+    """destroy_input lets the library write into what it is given; a read-only array is then
+    transformed from a copy (it was written through its read-only flag, and a read-only memory
+    map crashed the process)."""
+    shape = (8, 6, 5)
+    dtype = np.complex128 if kind == "c2c" else np.float64
+    glob = random_global(shape, kind, np.complex128) if comm.rank == ROOT else None
+    with volfft.Plan(comm, shape, dtype=dtype, kind=kind, destroy_input=True, effort="estimate") as plan:
+        a = volfft.scatter(plan, glob, root=ROOT)
+        b = plan.forward(a)
+        frozen = b.view()
+        frozen.flags.writeable = False
+        kept = np.array(b)
+        c = plan.backward(frozen)
+        unchanged = comm.allreduce(int(np.array_equal(np.asarray(b), kept)), op=MPI.MIN)
+        back = volfft.gather(plan, c, root=ROOT, forward_output=False)
+    error = agree(comm, rel_l2(back, glob) if comm.rank == ROOT else None)
+    assert unchanged == 1, "backward wrote into a read-only spectrum"
+    assert error <= 8 * EPS[np.dtype(np.complex128)] * 10, f"round trip error {error}"
