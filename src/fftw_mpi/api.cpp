@@ -16,6 +16,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fftw_mpi/mpi_plan.hpp"
 #include "fftw_mpi/registry.hpp"
@@ -52,11 +53,6 @@ void* make(const Request& r) {
   return nullptr;
 }
 
-void* unsupported_1d(MPI_Comm comm) {
-  say(comm, "volfft_fftw3_mpi: distributed 1-D transforms (fftw_mpi_plan_dft_1d) are not supported; the "
-            "plan is NULL (use a 2-D or 3-D transform, or a serial plan per rank)");
-  return nullptr;
-}
 
 // Runs our plan `p` on (in, out); a failure aborts the job (FFTW's execute cannot report).
 void run(MpiPlan* p, void* in, void* out) {
@@ -80,6 +76,57 @@ F fftw(const char* name) {
   return reinterpret_cast<F>(f);
 }
 
+// FFTW's own (serial) wisdom between ranks, as FFTW-MPI's manual ("FFTW MPI Wisdom") has it:
+// rank 0's to every rank (broadcast), or every rank's into rank 0's (gather). volfft's plans keep
+// theirs elsewhere (Options::wisdom_file); this serves the serial FFTW plans of a program that
+// calls these. Collective; FFTW's export strings are malloc'ed (its manual: freed with free).
+using Exporter = char* (*)();
+using Importer = int (*)(const char*);
+
+std::string exported(Exporter exporter) {
+  std::string text;
+  if (char* s = exporter()) {
+    text = s;
+    std::free(s);
+  }
+  return text;
+}
+
+void broadcast_wisdom(MPI_Comm comm, Exporter exporter, Importer importer) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string text = rank == 0 ? exported(exporter) : std::string();
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(length));
+  if (length > 0) MPI_Bcast(&text[0], length, MPI_CHAR, 0, comm);
+  if (rank != 0 && length > 0) importer(text.c_str());
+}
+
+void gather_wisdom(MPI_Comm comm, Exporter exporter, Importer importer) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const std::string mine = rank == 0 ? std::string() : exported(exporter);
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
+  std::string all;
+  if (rank == 0) {
+    for (int r = 0, at = 0; r < ranks; at += lengths[static_cast<std::size_t>(r)], ++r)
+      offsets[static_cast<std::size_t>(r)] = at;
+    all.resize(static_cast<std::size_t>(offsets.back() + lengths.back()));
+  }
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.empty() ? nullptr : &all[0], lengths.data(), offsets.data(),
+              MPI_CHAR, 0, comm);
+  if (rank != 0) return;
+  for (int r = 1; r < ranks; ++r)
+    if (lengths[static_cast<std::size_t>(r)] > 0)
+      importer(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
+                          static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]))
+                   .c_str());
+}
+
 std::vector<Index> sizes(int rnk, const ptrdiff_t* n) {
   if (rnk < 0 || (rnk > 0 && !n)) return {};
   return std::vector<Index>(n, n + rnk);
@@ -92,8 +139,9 @@ ptrdiff_t local_many_transposed(int rnk, const ptrdiff_t* n, ptrdiff_t howmany, 
   MPI_Comm_size(comm, &ranks);
   MPI_Comm_rank(comm, &rank);
   const std::vector<Index> dims = sizes(rnk, n);
-  if (dims.empty()) return 0;
-  const LocalSize s = local_size(dims, howmany, block0, block1, ranks, rank);
+  // No sizes to distribute (rnk < 1, or n NULL): nothing is held, and the outputs say so rather
+  // than keep whatever the caller's variables held; the planner refuses these with a message.
+  const LocalSize s = dims.empty() ? LocalSize{} : local_size(dims, howmany, block0, block1, ranks, rank);
   if (local_n0) *local_n0 = s.rows0.count;
   if (local_0_start) *local_0_start = s.rows0.start;
   if (local_n1) *local_n1 = s.rows1.count;
@@ -120,6 +168,7 @@ Request request(Transform t, int rnk, const ptrdiff_t* n, ptrdiff_t howmany, ptr
                 void* in, void* out, MPI_Comm comm, unsigned flags, Precision p) {
   Request r;
   r.transform = t;
+  r.rnk = rnk;
   r.n = sizes(rnk, n);
   r.howmany = howmany;
   r.iblock = iblock, r.oblock = oblock;
@@ -148,7 +197,10 @@ namespace fm = volfft::fftw_mpi;
 
 // One precision: X the prefix (fftw, fftwf), R and C its real and complex types, P its Precision.
 #define VOLFFT_FFTW_MPI_DEFINE(X, R, C, P)                                                                 \
-  void X##_mpi_init(void) {}                                                                               \
+  /* FFTW's threaded planner registered on every rank alike: libvolfft registers it when a rank */       \
+  /* plans FFTs of its own (not on ranks that hold no data), and wisdom only passes between ranks */      \
+  /* whose planners match (fftw_mpi_broadcast_wisdom); FFTW-MPI's init registers its solvers too. */      \
+  void X##_mpi_init(void) { VOLFFT_FFTW_NEXT(int (*)(void), #X "_init_threads")(); }                        \
   void X##_mpi_cleanup(void) {}                                                                            \
   ptrdiff_t X##_mpi_local_size_many_transposed(int rnk, const ptrdiff_t* n, ptrdiff_t howmany,             \
                                                ptrdiff_t block0, ptrdiff_t block1, MPI_Comm comm,          \
@@ -215,7 +267,6 @@ namespace fm = volfft::fftw_mpi;
   }                                                                                                        \
   X##_plan X##_mpi_plan_many_dft(int rnk, const ptrdiff_t* n, ptrdiff_t howmany, ptrdiff_t block,          \
                                  ptrdiff_t tblock, C* in, C* out, MPI_Comm comm, int sign, unsigned flags) { \
-    if (rnk == 1) return static_cast<X##_plan>(fm::unsupported_1d(comm));                                  \
     Request r = fm::request(Transform::dft, rnk, n, howmany, block, tblock, in, out, comm, flags, P);      \
     r.sign = sign;                                                                                         \
     return static_cast<X##_plan>(fm::make(r));                                                             \
@@ -224,8 +275,8 @@ namespace fm = volfft::fftw_mpi;
                             unsigned flags) {                                                              \
     return X##_mpi_plan_many_dft(rnk, n, 1, 0, 0, in, out, comm, sign, flags);                             \
   }                                                                                                        \
-  X##_plan X##_mpi_plan_dft_1d(ptrdiff_t, C*, C*, MPI_Comm comm, int, unsigned) {                          \
-    return static_cast<X##_plan>(fm::unsupported_1d(comm));                                                \
+  X##_plan X##_mpi_plan_dft_1d(ptrdiff_t n0, C* in, C* out, MPI_Comm comm, int sign, unsigned flags) {     \
+    return X##_mpi_plan_dft(1, &n0, in, out, comm, sign, flags); /* NULL on every rank, with the reason */  \
   }                                                                                                        \
   X##_plan X##_mpi_plan_dft_2d(ptrdiff_t n0, ptrdiff_t n1, C* in, C* out, MPI_Comm comm, int sign,         \
                                unsigned flags) {                                                           \
@@ -240,7 +291,6 @@ namespace fm = volfft::fftw_mpi;
   X##_plan X##_mpi_plan_many_r2r(int rnk, const ptrdiff_t* n, ptrdiff_t howmany, ptrdiff_t iblock,         \
                                  ptrdiff_t oblock, R* in, R* out, MPI_Comm comm, const X##_r2r_kind* kind,  \
                                  unsigned flags) {                                                         \
-    if (rnk == 1) return static_cast<X##_plan>(fm::unsupported_1d(comm));                                  \
     Request r = fm::request(Transform::r2r, rnk, n, howmany, iblock, oblock, in, out, comm, flags, P);     \
     if (kind)                                                                                              \
       for (int a = 0; a < rnk; ++a) r.r2r_kinds.push_back(static_cast<int>(kind[a]));                      \
@@ -264,7 +314,6 @@ namespace fm = volfft::fftw_mpi;
   }                                                                                                        \
   X##_plan X##_mpi_plan_many_dft_r2c(int rnk, const ptrdiff_t* n, ptrdiff_t howmany, ptrdiff_t iblock,      \
                                      ptrdiff_t oblock, R* in, C* out, MPI_Comm comm, unsigned flags) {     \
-    if (rnk == 1) return static_cast<X##_plan>(fm::unsupported_1d(comm));                                  \
     return static_cast<X##_plan>(                                                                          \
         fm::make(fm::request(Transform::r2c, rnk, n, howmany, iblock, oblock, in, out, comm, flags, P)));  \
   }                                                                                                        \
@@ -282,7 +331,6 @@ namespace fm = volfft::fftw_mpi;
   }                                                                                                        \
   X##_plan X##_mpi_plan_many_dft_c2r(int rnk, const ptrdiff_t* n, ptrdiff_t howmany, ptrdiff_t iblock,      \
                                      ptrdiff_t oblock, C* in, R* out, MPI_Comm comm, unsigned flags) {     \
-    if (rnk == 1) return static_cast<X##_plan>(fm::unsupported_1d(comm));                                  \
     return static_cast<X##_plan>(                                                                          \
         fm::make(fm::request(Transform::c2r, rnk, n, howmany, iblock, oblock, in, out, comm, flags, P)));  \
   }                                                                                                        \
@@ -298,10 +346,14 @@ namespace fm = volfft::fftw_mpi;
     const ptrdiff_t n[3] = {n0, n1, n2};                                                                   \
     return X##_mpi_plan_dft_c2r(3, n, in, out, comm, flags);                                               \
   }                                                                                                        \
-  /* volfft keeps its own wisdom (Options::wisdom_file): FFTW's is not used, so there is */              \
-  /* nothing to gather or broadcast; both succeed. */                                                     \
-  void X##_mpi_gather_wisdom(MPI_Comm) {}                                                                  \
-  void X##_mpi_broadcast_wisdom(MPI_Comm) {}                                                               \
+  void X##_mpi_gather_wisdom(MPI_Comm comm) {                                                              \
+    fm::gather_wisdom(comm, VOLFFT_FFTW_NEXT(char* (*)(), #X "_export_wisdom_to_string"),                   \
+                      VOLFFT_FFTW_NEXT(int (*)(const char*), #X "_import_wisdom_from_string"));            \
+  }                                                                                                        \
+  void X##_mpi_broadcast_wisdom(MPI_Comm comm) {                                                           \
+    fm::broadcast_wisdom(comm, VOLFFT_FFTW_NEXT(char* (*)(), #X "_export_wisdom_to_string"),                \
+                         VOLFFT_FFTW_NEXT(int (*)(const char*), #X "_import_wisdom_from_string"));         \
+  }                                                                                                        \
   void X##_mpi_execute_dft(X##_plan p, C* in, C* out) { X##_execute_dft(p, in, out); }                     \
   void X##_mpi_execute_dft_r2c(X##_plan p, R* in, C* out) { X##_execute_dft_r2c(p, in, out); }             \
   void X##_mpi_execute_dft_c2r(X##_plan p, C* in, R* out) { X##_execute_dft_c2r(p, in, out); }             \

@@ -9,8 +9,9 @@ namespace volfft::fftw_mpi {
 
 Block block_of(Index n, Index block, int ranks, int rank) {
   if (block <= 0) block = (n + ranks - 1) / ranks;
+  block = std::min(block, std::max<Index>(n, 1));  // the same blocks; no product below overflows
   Block b;
-  b.start = std::min<Index>(n, static_cast<Index>(rank) * block);
+  b.start = rank < (n + block - 1) / block ? static_cast<Index>(rank) * block : n;
   b.count = std::max<Index>(0, std::min<Index>(block, n - b.start));
   return b;
 }
@@ -27,6 +28,11 @@ LocalSize local_size(const std::vector<Index>& n, Index howmany, Index block0, I
     s.alloc = std::max(s.alloc, s.rows1.count * (rest0 / std::max<Index>(n[1], 1)) * n[0]);
   }
   s.alloc *= howmany;
+  // As FFTW reports them: a rank that holds no rows starts at 0, and every rank allocates at
+  // least one element (so that fftw_malloc's result is never NULL for want of bytes).
+  if (s.rows0.count == 0) s.rows0.start = 0;
+  if (s.rows1.count == 0) s.rows1.start = 0;
+  s.alloc = std::max<Index>(s.alloc, 1);
   return s;
 }
 
@@ -36,7 +42,7 @@ namespace {
 LocalArray blocks(const std::vector<Index>& shape, int axis, Index block, bool swapped, int ranks, int rank,
                   const char* what) {
   const Index n = shape[static_cast<std::size_t>(axis)];
-  if (block > 0 && block * ranks < n)
+  if (block > 0 && block < (n + ranks - 1) / ranks)
     throw Error(std::string("volfft_fftw3_mpi: ") + what + " " + std::to_string(block) + " times " +
                 std::to_string(ranks) + " ranks does not cover dimension " + std::to_string(axis) + " of " +
                 std::to_string(n) + " points (FFTW needs block * ranks >= n)");

@@ -6,6 +6,7 @@
 #include <climits>
 #include <complex>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "backend/fftw_kinds.hpp"
@@ -62,6 +63,18 @@ void agree(MPI_Comm comm, const std::string& problem) {
   throw Error(message);
 }
 
+// Throws volfft::Error on every rank when the ranks passed different `values` (the same
+// collective on every rank: one MPI_Allreduce of their minima and maxima). `what` names them.
+void agree_on_values(MPI_Comm comm, const std::vector<long long>& values, const char* what) {
+  std::vector<long long> both(2 * values.size()), extremes(2 * values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) both[k] = values[k], both[values.size() + k] = -values[k];
+  MPI_Allreduce(both.data(), extremes.data(), static_cast<int>(both.size()), MPI_LONG_LONG, MPI_MAX, comm);
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (extremes[k] != -extremes[values.size() + k])
+      throw Error(std::string("volfft_fftw3_mpi: the ranks passed different ") + what +
+                  " (every rank must make the same planner call)");
+}
+
 // FFTW's plan is in place when the arrays are one: a rank's own in == out. A rank that holds
 // nothing of either side (FFTW's last ranks when n0 or n1 < ranks, whose arrays are often NULL
 // or fftw_malloc(0)) cannot tell, so it follows the ranks that hold data; those must agree.
@@ -78,24 +91,36 @@ bool decide_in_place(MPI_Comm comm, bool mine, bool empty) {
 }  // namespace
 
 MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.precision), in_(r.in), out_(r.out) {
-  if (r.flags & (kScrambledIn | kScrambledOut))
-    throw Error("volfft_fftw3_mpi: FFTW_MPI_SCRAMBLED_IN/OUT are not supported (they are meant for "
-                "distributed 1-D transforms, which volfft does not plan)");
-  if (r.flags & FFTW_WISDOM_ONLY)  // FFTW's contract: plan only from wisdom, else NULL
-    throw Error("volfft_fftw3_mpi: FFTW_WISDOM_ONLY: there is no FFTW wisdom for volfft's plans, so "
-                "the plan is NULL (as FFTW's is without wisdom)");
-  if (r.howmany < 1) throw Error("volfft_fftw3_mpi: howmany must be at least 1; got " + std::to_string(r.howmany));
-  if (r.transform == Transform::dft && r.sign != FFTW_FORWARD && r.sign != FFTW_BACKWARD)
-    throw Error("volfft_fftw3_mpi: sign must be FFTW_FORWARD (-1) or FFTW_BACKWARD (+1); got " +
-                std::to_string(r.sign));
   int ranks = 0, rank = 0;
   MPI_Comm_size(r.comm, &ranks);
   MPI_Comm_rank(r.comm, &rank);
-  // FFTW's layout, checked on every rank together: ranks whose arguments differ must not leave the
-  // others in volfft's collectives (volfft agrees on everything after this itself).
+  // Every argument checked on every rank together: a rank whose arguments are wrong must not
+  // return NULL alone and leave the others in volfft's collectives (volfft agrees on everything
+  // after this itself).
   Layout l;
   std::string problem;
   try {
+    if (r.flags & (kScrambledIn | kScrambledOut))
+      throw Error("volfft_fftw3_mpi: FFTW_MPI_SCRAMBLED_IN/OUT are not supported (they are meant for "
+                  "distributed 1-D transforms, which volfft does not plan)");
+    if (r.flags & FFTW_WISDOM_ONLY)  // FFTW's contract: plan only from wisdom, else NULL
+      throw Error("volfft_fftw3_mpi: FFTW_WISDOM_ONLY: there is no FFTW wisdom for volfft's plans, so "
+                  "the plan is NULL (as FFTW's is without wisdom)");
+    if (r.rnk == 1)
+      throw Error("volfft_fftw3_mpi: distributed 1-D transforms (rnk 1) are not supported; the plan is NULL "
+                  "(use a 2-D or 3-D transform, or a serial plan per rank)");
+    if (r.n.empty())
+      throw Error("volfft_fftw3_mpi: rnk must be 2 or more and n an array of rnk sizes; got rnk " +
+                  std::to_string(r.rnk) + (r.rnk > 0 ? " and n NULL" : ""));
+    if (r.howmany < 1) throw Error("volfft_fftw3_mpi: howmany must be at least 1; got " + std::to_string(r.howmany));
+    if (r.transform == Transform::dft && r.sign != FFTW_FORWARD && r.sign != FFTW_BACKWARD)
+      throw Error("volfft_fftw3_mpi: sign must be FFTW_FORWARD (-1) or FFTW_BACKWARD (+1); got " +
+                  std::to_string(r.sign));
+    if (r.iblock < 0 || r.oblock < 0)
+      throw Error("volfft_fftw3_mpi: block sizes must be >= 0 (FFTW_MPI_DEFAULT_BLOCK is 0); got " +
+                  std::to_string(r.iblock < 0 ? r.iblock : r.oblock));
+    if (r.transform == Transform::r2r && r.r2r_kinds.size() != r.n.size())
+      throw Error("volfft_fftw3_mpi: expected one r2r kind per dimension (kind NULL?)");
     l = layout(r.transform, r.n, r.iblock, r.oblock, (r.flags & kTransposedIn) != 0,
                (r.flags & kTransposedOut) != 0, ranks, rank);
     if (r.transform == Transform::r2r)
@@ -104,18 +129,29 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
     problem = e.what();
   }
   agree(r.comm, problem);
+  // What the other checks cannot see differ: the transform and its direction (a backward plan on
+  // one rank would pair forward exchanges with backward ones), the fields, the layout flags.
+  const unsigned layout_flags = r.flags & (kTransposedIn | kTransposedOut);
+  agree_on_values(r.comm,
+                  {static_cast<long long>(r.transform), r.transform == Transform::dft ? r.sign : 0, r.howmany,
+                   static_cast<long long>(layout_flags)},
+                  "transforms, signs, howmany or FFTW_MPI_TRANSPOSED flags");
   empty_ = l.in.array.box.empty() && l.out.array.box.empty();
   in_place_ = decide_in_place(r.comm, r.in == r.out, empty_);
+  // FFTW_DESTROY_INPUT is a permission: taken only where every rank gives it (volfft's plans
+  // agree on their options), as FFTW itself accepts it from some ranks only.
+  int may_destroy = !in_place_ && destroys_input(r.transform, r.flags) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &may_destroy, 1, MPI_INT, MPI_MIN, r.comm);
   Options o;
   o.effort = effort(r.flags);
   o.scale_backward = false;  // FFTW's transforms are unnormalised both ways
   o.batch = r.howmany;
   o.batch_layout = BatchLayout::inner;  // FFTW's howmany: the fields of a point are adjacent
-  o.destroy_input = destroys_input_ = !in_place_ && destroys_input(r.transform, r.flags);
+  o.destroy_input = destroys_input_ = may_destroy != 0;
   if (r.transform == Transform::transpose) {
     o.in_place = false;
     reshape_ = std::make_unique<Reshape>(r.comm, l.in.shape, l.in.array, l.out.array, r.precision, Values::real, o);
-    if (in_place_) staging_in_.resize(static_cast<std::size_t>(reshape_->input_count()) * real_bytes(r.precision));
+    allocate_staging(r.comm, in_place_ ? static_cast<std::size_t>(reshape_->input_count()) * real_bytes(r.precision) : 0);
     return;
   }
   // FFTW's backward transforms are volfft's backward: the plan's forward input is the FFTW
@@ -126,11 +162,8 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
   const Kind kind = r.transform == Transform::r2c || r.transform == Transform::c2r ? Kind::r2c
                     : r.transform == Transform::r2r                                ? Kind::r2r
                                                                                    : Kind::c2c;
-  if (r.transform == Transform::r2r) {
-    if (r.r2r_kinds.size() != r.n.size())
-      throw Error("volfft_fftw3_mpi: expected one r2r kind per dimension");
+  if (r.transform == Transform::r2r)
     for (int k : r.r2r_kinds) o.kinds.push_back(axis_kind(k));
-  }
   if (in_place_ && r.howmany > 1 && kind == Kind::r2c) {
     // volfft's in-place r2c plans take no interleaved (inner) batch; FFTW's in-place r2c howmany
     // is the out-of-place plan from a copy of the input (FFTW-MPI's two sides have the same
@@ -141,14 +174,27 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
     o.in_place = in_place_;
   }
   plan_ = std::make_unique<Plan>(r.comm, r.n, kind, r.precision, o, x.array, y.array);
+  std::size_t bytes = 0;
   if (copy_in_place_) {
     // FFTW's input is volfft's forward input (reals), or its output side for a backward
     // transform (complex values).
     const std::size_t real = real_bytes(r.precision), complex = 2 * real;
-    const std::size_t bytes = backward_ ? static_cast<std::size_t>(plan_->output_count()) * complex
-                              : static_cast<std::size_t>(plan_->input_count()) * real;
-    staging_in_.resize(bytes);
+    bytes = backward_ ? static_cast<std::size_t>(plan_->output_count()) * complex
+                      : static_cast<std::size_t>(plan_->input_count()) * real;
   }
+  allocate_staging(r.comm, bytes);
+}
+
+void MpiPlan::allocate_staging(MPI_Comm comm, std::size_t bytes) {
+  // Agreed (every rank calls this once per plan, bytes 0 or not): a rank that cannot allocate
+  // fails every rank's planner call, not its own alone.
+  std::string problem;
+  try {
+    staging_in_.resize(bytes);
+  } catch (const std::bad_alloc&) {
+    problem = "volfft_fftw3_mpi: cannot allocate " + std::to_string(bytes) + " bytes to stage an in-place input";
+  }
+  agree(comm, problem);
 }
 
 void MpiPlan::execute(void* in, void* out) {

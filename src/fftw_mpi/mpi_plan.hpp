@@ -19,6 +19,7 @@ namespace volfft::fftw_mpi {
 struct Request {
   Transform transform = Transform::dft;
   std::vector<Index> n;          ///< logical sizes (real sizes for r2c/c2r; n0, n1 for a transpose)
+  int rnk = 0;                   ///< as the caller passed it (n is empty when rnk < 0 or n is NULL)
   Index howmany = 1;
   Index iblock = 0, oblock = 0;  ///< the input's and the output's block sizes (0: FFTW's default)
   int sign = -1;                 ///< dft: FFTW_FORWARD (-1) or FFTW_BACKWARD (+1)
@@ -48,6 +49,9 @@ class MpiPlan {
   std::string describe() const;
 
  private:
+  // staging_in_ of `bytes` (0: none), the allocation agreed over `comm`. Collective.
+  void allocate_staging(MPI_Comm comm, std::size_t bytes);
+
   Transform transform_;
   Precision precision_;
   bool backward_ = false;  // dft with FFTW_BACKWARD, c2r: volfft's backward()

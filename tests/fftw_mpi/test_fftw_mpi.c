@@ -10,7 +10,10 @@
  * given block size; howmany = 2 in place and out of place with empty ranks passing NULL; r2r 2-D
  * (REDFT10 x RODFT10) in place; many_transpose of pairs in and out of place; single precision
  * r2c 2-D; new-array execute; 4-D c2c (transposed out) and r2r; and what volfft does not plan (1-D,
- * R2HC, scrambled, r2c of 4 dimensions) returns NULL.
+ * R2HC, scrambled, r2c of 4 dimensions) returns NULL; an argument wrong on one rank only
+ * (howmany, rnk, sign, a scrambled flag) returns NULL on every rank instead of leaving the others
+ * in the planner; FFTW_DESTROY_INPUT from some ranks only is taken as a permission; local sizes
+ * of idle ranks and of rnk 0; FFTW's serial wisdom broadcast from rank 0 and gathered on it.
  * Any failure aborts the job. */
 #include <complex.h>
 #include <fftw3.h> /* after complex.h: fftw_complex is double complex */
@@ -408,6 +411,78 @@ static void unsupported(void) {
   fftw_free(a), fftw_free(r);
 }
 
+/* Arguments that differ between ranks: NULL on every rank (no rank left in the planner: ctest's
+ * timeout would catch it), and the plan after them works. */
+static void arguments_differing_between_ranks(void) {
+  const int odd = rank == ranks - 1;
+  const ptrdiff_t n[2] = {4, 6}, one[1] = {8};
+  ptrdiff_t local_n0, local_0_start;
+  const ptrdiff_t alloc = fftw_mpi_local_size_many(2, n, 2, FFTW_MPI_DEFAULT_BLOCK, MPI_COMM_WORLD, &local_n0,
+                                                   &local_0_start);
+  fftw_complex* a = fftw_alloc_complex(alloc > 8 ? alloc : 8);
+  fftw_plan p = fftw_mpi_plan_many_dft(2, n, odd ? 0 : 2, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, a, a,
+                                       MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE);
+  CHECK(p == NULL, "howmany 0 on one rank");
+  p = fftw_mpi_plan_dft(odd ? 1 : 2, odd ? one : n, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE);
+  CHECK(p == NULL, "rnk 1 on one rank");
+  p = fftw_mpi_plan_dft(2, n, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE | (odd ? FFTW_MPI_SCRAMBLED_OUT : 0));
+  CHECK(p == NULL, "scrambled on one rank");
+  p = fftw_mpi_plan_dft(2, n, a, a, MPI_COMM_WORLD, odd ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+  CHECK(ranks == 1 ? p != NULL : p == NULL, "sign differing between ranks");
+  if (p) fftw_destroy_plan(p);
+  p = fftw_mpi_plan_many_dft(2, n, 1, -3, FFTW_MPI_DEFAULT_BLOCK, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE);
+  CHECK(p == NULL, "negative block");
+  p = fftw_mpi_plan_dft(2, n, a, a, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE);
+  CHECK(p != NULL, "a plan after the refused ones");
+  fftw_destroy_plan(p);
+  /* FFTW_DESTROY_INPUT is a permission: from some ranks only, the plan is made (and keeps its input). */
+  fftw_complex* b = fftw_alloc_complex(alloc > 8 ? alloc : 8);
+  p = fftw_mpi_plan_dft(2, n, a, b, MPI_COMM_WORLD, FFTW_FORWARD, FFTW_ESTIMATE | (odd ? FFTW_DESTROY_INPUT : 0));
+  CHECK(p != NULL, "FFTW_DESTROY_INPUT on one rank");
+  char* text = fftw_sprint_plan(p);
+  CHECK(ranks == 1 || strstr(text, "destroy-input") == NULL, "destroy-input taken from one rank: %s", text);
+  free(text);
+  fftw_destroy_plan(p);
+  fftw_free(a), fftw_free(b);
+  /* Local sizes: rnk 0 sets the outputs (it left them as they were), idle ranks start at 0 and
+   * allocate one element, as FFTW reports them. */
+  local_n0 = local_0_start = -77;
+  CHECK(fftw_mpi_local_size(0, n, MPI_COMM_WORLD, &local_n0, &local_0_start) == 0 && local_n0 == 0 &&
+            local_0_start == 0,
+        "rnk 0: local_n0 %td, start %td", local_n0, local_0_start);
+  const ptrdiff_t small[2] = {2, 2};
+  ptrdiff_t local_n1, local_1_start;
+  const ptrdiff_t got = fftw_mpi_local_size_transposed(2, small, MPI_COMM_WORLD, &local_n0, &local_0_start,
+                                                       &local_n1, &local_1_start);
+  if (rank >= 2)
+    CHECK(got == 1 && local_n0 == 0 && local_0_start == 0 && local_n1 == 0 && local_1_start == 0,
+          "idle rank: alloc %td, n0 %td from %td, n1 %td from %td", got, local_n0, local_0_start, local_n1,
+          local_1_start);
+}
+
+/* FFTW's serial wisdom through the MPI calls (FFTW's manual, "FFTW MPI Wisdom"): rank 0's plan
+ * broadcast makes a FFTW_WISDOM_ONLY plan of it possible everywhere; every rank's plan gathered
+ * makes each possible on rank 0. */
+static void wisdom(void) {
+  const int size = 96 + 2 * rank;  /* a size of this rank's own */
+  fftw_complex* a = fftw_alloc_complex(128);
+  fftw_complex* b = fftw_alloc_complex(128);
+  if (rank == 0) fftw_destroy_plan(fftw_plan_dft_1d(90, a, b, FFTW_FORWARD, FFTW_MEASURE));
+  fftw_mpi_broadcast_wisdom(MPI_COMM_WORLD);
+  fftw_plan p = fftw_plan_dft_1d(90, a, b, FFTW_FORWARD, FFTW_WISDOM_ONLY);
+  CHECK(p != NULL, "rank 0's wisdom, broadcast, plans here");
+  fftw_destroy_plan(p);
+  fftw_destroy_plan(fftw_plan_dft_1d(size, a, b, FFTW_FORWARD, FFTW_MEASURE));
+  fftw_mpi_gather_wisdom(MPI_COMM_WORLD);
+  if (rank == 0)
+    for (int r = 0; r < ranks; ++r) {
+      p = fftw_plan_dft_1d(96 + 2 * r, a, b, FFTW_FORWARD, FFTW_WISDOM_ONLY);
+      CHECK(p != NULL, "rank %d's wisdom, gathered, plans on rank 0", r);
+      fftw_destroy_plan(p);
+    }
+  fftw_free(a), fftw_free(b);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   fftw_mpi_init();
@@ -426,6 +501,8 @@ int main(int argc, char** argv) {
   transpose(1);
   r2c_2d_float();
   unsupported();
+  arguments_differing_between_ranks();
+  wisdom();
   fftw_mpi_cleanup();
   fftwf_mpi_cleanup();
   if (rank == 0) printf("test_fftw_mpi: all passed at np %d\n", ranks);

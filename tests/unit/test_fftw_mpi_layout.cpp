@@ -19,12 +19,18 @@ void blocks_follow_fftw() {
   CHECK(block_of(10, 0, 6, 5).start == 10);
   CHECK(block_of(10, 4, 3, 2).start == 8 && block_of(10, 4, 3, 2).count == 2);
   CHECK(block_of(3, 0, 5, 4).count == 0);
+  // A block far beyond the axis (its products once overflowed): rank 0 holds it all.
+  const Index huge = Index(1) << 62;
+  CHECK(block_of(10, huge, 3, 0).count == 10 && block_of(10, huge, 3, 2).count == 0);
+  CHECK(block_of(10, huge, 3, 2).start == 10);
 }
 
 // The allocation covers the untransposed and the transposed layout, times howmany.
 void local_sizes() {
   const LocalSize s = local_size({9, 6, 4}, 1, 0, 0, 4, 3);  // rows 9 -> 3,3,3,0; 6 -> 2,2,2,0
-  CHECK(s.rows0.count == 0 && s.rows1.count == 0 && s.alloc == 0);
+  // An idle rank, as FFTW reports it: no rows, starting at 0, one element to allocate.
+  CHECK(s.rows0.count == 0 && s.rows1.count == 0 && s.alloc == 1);
+  CHECK(s.rows0.start == 0 && s.rows1.start == 0);
   const LocalSize t = local_size({9, 6, 4}, 3, 0, 0, 4, 0);
   CHECK(t.rows0.count == 3 && t.rows1.count == 2);
   CHECK(t.alloc == 3 * std::max<Index>(3 * 6 * 4, 2 * 9 * 4));
