@@ -69,6 +69,8 @@ class Reshape:
         error: Optional[Exception] = None
         try:
             sizes = _check_shape(shape)
+            if len(sizes) > 3:
+                raise VolfftError(f"shape: a Reshape takes 2 or 3 axes, got {len(sizes)} ({tuple(sizes)})")
             try:
                 dt = np.dtype(dtype)
             except TypeError:

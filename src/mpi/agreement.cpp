@@ -1,5 +1,6 @@
 #include "mpi/agreement.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <vector>
 
@@ -22,10 +23,14 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return s + ")";
 }
 
+// min_memory first: the plan derives engine and effort from it before this agreement, so where
+// it differs between ranks those differ too, and the report must name the option the user set.
 std::vector<const core::OptionSpec*> agreed_options() {
   std::vector<const core::OptionSpec*> specs;
   for (const core::OptionSpec& s : core::option_table())
     if (s.agreed) specs.push_back(&s);
+  std::stable_partition(specs.begin(), specs.end(),
+                        [](const core::OptionSpec* s) { return std::string(s->name) == "min_memory"; });
   return specs;
 }
 

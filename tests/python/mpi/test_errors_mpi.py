@@ -141,3 +141,11 @@ def test_scatter_gather_unaligned_arrays(comm, which):
             whole = volfft.gather(plan, view, forward_output=False)
             if comm.rank == 0:
                 assert np.array_equal(whole, np.arange(np.prod(shape)).reshape(shape))
+
+
+@pytest.mark.skipif(SIZE < 2, reason="needs 2 ranks to pass different arguments")
+def test_min_memory_differing_across_ranks_is_named(comm):
+    """min_memory changes the engine the plan runs: differing, the error names min_memory (it
+    named engine, which the user never set)."""
+    with pytest.raises(ValueError, match=r"differ across ranks: min_memory is"):
+        volfft.Plan(comm, (4, 4, 4), min_memory=comm.rank == 0, effort="estimate")

@@ -217,6 +217,9 @@ def test_errors_on_every_rank(comm):
         gap = ((0, 0, 0), (0, 0, 0)) if comm.rank == comm.size - 1 else slabs[comm.rank]
         with pytest.raises(volfft.VolfftError, match="gap|cover"):
             volfft.Reshape(comm, shape, gap, slabs[comm.rank])
+    # four axes: named as such (it said "box lo: expected 3 entries")
+    with pytest.raises(volfft.VolfftError, match=r"shape: a Reshape takes 2 or 3 axes, got 4"):
+        volfft.Reshape(comm, (8, 6, 5, 2), ((0, 0, 0, 0), (8, 6, 5, 2)), ((0, 0, 0, 0), (8, 6, 5, 2)))
     # shapes that differ between ranks
     with pytest.raises(volfft.VolfftError, match="shape"):
         volfft.Reshape(comm, (8, 6, 5 + (comm.rank == comm.size - 1)), slabs[comm.rank], slabs[comm.rank])
