@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/engines.hpp"
+#include "core/user_axes.hpp"
 #include "volfft/error.hpp"
 
 namespace volfft::core {
@@ -255,7 +256,7 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
     for (const Box& bx : ex.send) ex.max_block = std::max(ex.max_block, bx.size());
     // A message carries the block of every field.
     if (ex.max_block * bp.fields > INT_MAX)
-      throw Error("volfft: a message of the " + ex.name + " exchange would hold " +
+      throw Error("volfft: a message of the " + user_exchange_name(bp.ndim, ex.name) + " exchange would hold " +
                   std::to_string(ex.max_block * bp.fields) +
                   " elements, more than MPI's int counts allow; use more ranks or a smaller batch");
     bp.exchanges.push_back(std::move(ex));

@@ -307,6 +307,9 @@ def test_describe_errors():
         volfft.describe((8, 8, 8), nprocs=2.5)
     with pytest.raises(ValueError, match=r"2-D arrays are decomposed in slabs only: grid must be 4x1; got 2x2"):
         volfft.describe((8, 8), grid=(2, 2))
+    # a 2-D plan has one exchange, the column exchange of its P x 1 grid (it said "row")
+    with pytest.raises(ValueError, match=r"a message of the column exchange would hold 2147549184 elements"):
+        volfft.describe((2**17, 2**17), kind="r2c", dtype="float64", nprocs=2)
 
 
 def test_plan_left_open_at_exit_does_not_crash_the_interpreter():
