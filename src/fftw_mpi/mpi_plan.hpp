@@ -34,8 +34,10 @@ struct Request {
 class MpiPlan {
  public:
   /// Collective over r.comm. Throws volfft::Error (the same on every rank) for what volfft cannot
-  /// plan: flags it does not support (scrambled layouts), r2r kinds other than REDFT/RODFT,
-  /// 1-D or more than 3 dimensions, blocks that do not cover the array.
+  /// plan: flags it does not support (scrambled layouts, wisdom-only), r2r kinds other than
+  /// REDFT/RODFT, 1-D transforms, r2c/c2r of more than 3 dimensions, blocks that are negative or
+  /// do not cover the array; and when the ranks' arguments differ (every check is agreed, so a
+  /// rank with a bad argument never returns alone).
   explicit MpiPlan(const Request& r);
   /// Collective: the transform of `in` into `out` (FFTW's execute on the plan's arrays, or its
   /// new-array execute). Their in-placeness must be the plan's (FFTW's rule).
