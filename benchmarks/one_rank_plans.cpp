@@ -47,65 +47,54 @@
 namespace {
 std::vector<std::string> volfft_plans;  // the text of every plan libvolfft made
 
-// Records and prints plan `p`, which libvolfft asked FFTW for (`what`: the call's shape).
-void record(fftw_plan p, const char* kind, int rank, int howmany_rank, bool in_place, unsigned flags, double planned) {
-  if (!p) return;
+double seconds_of(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// FFTW's own planner `symbol` on `args` (the guru call libvolfft made, whose first arguments
+// are rank, dims, howmany_rank), timed; the plan it returns is recorded and printed (`kind`:
+// what was planned).
+template <class... Args>
+fftw_plan plan_and_record(const char* symbol, const char* kind, bool in_place, unsigned flags, int rank,
+                          const fftw_iodim64* dims, int howmany_rank, Args... args) {
+  using Fn = fftw_plan (*)(int, const fftw_iodim64*, int, Args...);
+  const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, symbol));  // planning only: no need to keep it
+  fftw_plan p = nullptr;
+  const double planned = seconds_of([&] { p = real(rank, dims, howmany_rank, args...); });
+  if (!p) return p;
   char* text = fftw_sprint_plan(p);
   volfft_plans.emplace_back(text);
   std::printf("volfft's %s plan (rank %d, howmany rank %d, %s, flags 0x%x; planned in %.2f s):\n%s\n", kind, rank,
               howmany_rank, in_place ? "in place" : "out of place", flags, planned, text);
   std::free(text);
+  return p;
 }
 
-template <class Fn>
-Fn next_symbol(const char* name) {
-  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-}
-
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+bool same(const void* in, const void* out) { return in == out; }
 }  // namespace
 
 extern "C" {
 // These interpose FFTW's guru planners for libvolfft: each prints the plan it returns.
 fftw_plan fftw_plan_guru64_dft(int rank, const fftw_iodim64* dims, int howmany_rank, const fftw_iodim64* howmany,
                                fftw_complex* in, fftw_complex* out, int sign, unsigned flags) {
-  using Fn = fftw_plan (*)(int, const fftw_iodim64*, int, const fftw_iodim64*, fftw_complex*, fftw_complex*, int,
-                           unsigned);
-  static Fn real = next_symbol<Fn>("fftw_plan_guru64_dft");
-  const auto t0 = std::chrono::steady_clock::now();
-  fftw_plan p = real(rank, dims, howmany_rank, howmany, in, out, sign, flags);
-  record(p, sign == FFTW_FORWARD ? "c2c forward" : "c2c backward", rank, howmany_rank, in == out, flags, since(t0));
-  return p;
+  return plan_and_record("fftw_plan_guru64_dft", sign == FFTW_FORWARD ? "c2c forward" : "c2c backward", same(in, out),
+                         flags, rank, dims, howmany_rank, howmany, in, out, sign, flags);
 }
 fftw_plan fftw_plan_guru64_dft_r2c(int rank, const fftw_iodim64* dims, int howmany_rank, const fftw_iodim64* howmany,
                                    double* in, fftw_complex* out, unsigned flags) {
-  using Fn = fftw_plan (*)(int, const fftw_iodim64*, int, const fftw_iodim64*, double*, fftw_complex*, unsigned);
-  static Fn real = next_symbol<Fn>("fftw_plan_guru64_dft_r2c");
-  const auto t0 = std::chrono::steady_clock::now();
-  fftw_plan p = real(rank, dims, howmany_rank, howmany, in, out, flags);
-  record(p, "r2c", rank, howmany_rank, static_cast<void*>(in) == static_cast<void*>(out), flags, since(t0));
-  return p;
+  return plan_and_record("fftw_plan_guru64_dft_r2c", "r2c", same(in, out), flags, rank, dims, howmany_rank, howmany,
+                         in, out, flags);
 }
 fftw_plan fftw_plan_guru64_dft_c2r(int rank, const fftw_iodim64* dims, int howmany_rank, const fftw_iodim64* howmany,
                                    fftw_complex* in, double* out, unsigned flags) {
-  using Fn = fftw_plan (*)(int, const fftw_iodim64*, int, const fftw_iodim64*, fftw_complex*, double*, unsigned);
-  static Fn real = next_symbol<Fn>("fftw_plan_guru64_dft_c2r");
-  const auto t0 = std::chrono::steady_clock::now();
-  fftw_plan p = real(rank, dims, howmany_rank, howmany, in, out, flags);
-  record(p, "c2r", rank, howmany_rank, static_cast<void*>(in) == static_cast<void*>(out), flags, since(t0));
-  return p;
+  return plan_and_record("fftw_plan_guru64_dft_c2r", "c2r", same(in, out), flags, rank, dims, howmany_rank, howmany,
+                         in, out, flags);
 }
 }
 
 namespace {
-
-double seconds_of(const std::function<void()>& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return since(t0);
-}
 
 // The peer's two plans on its own array.
 struct Peer {

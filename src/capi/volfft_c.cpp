@@ -51,6 +51,14 @@ std::pair<volfft::Kind, volfft::Precision> kind_and_precision(int kind, int prec
           precision == VOLFFT_FLOAT ? volfft::Precision::float32 : volfft::Precision::float64};
 }
 
+// A plan's shape: ndim (>= 2) sizes.
+std::vector<std::int64_t> plan_shape(int ndim, const int64_t* shape) {
+  if (ndim < 2) throw volfft::Error("volfft: ndim must be >= 2 (the number of entries of shape); got " +
+                                    std::to_string(ndim));
+  if (!shape) throw volfft::Error("volfft: shape is NULL");
+  return std::vector<std::int64_t>(shape, shape + ndim);
+}
+
 // The getters' output pointers: a NULL one is the caller's error, not a crash.
 void require_output(const void* p, const char* name) {
   if (!p) throw volfft::Error(std::string("volfft: ") + name + " (the output pointer) is NULL");
@@ -108,10 +116,7 @@ volfft_status create_plan(MPI_Comm comm, int ndim, const int64_t* shape, int kin
     std::string problem;
     try {
       if (!plan) throw volfft::Error("volfft: plan (the output pointer) is NULL");
-      if (ndim < 2) throw volfft::Error("volfft: ndim must be >= 2 (the number of entries of shape); got " +
-                                        std::to_string(ndim));
-      if (!shape) throw volfft::Error("volfft: shape is NULL");
-      s.assign(shape, shape + (ndim > 0 ? ndim : 0));
+      s = plan_shape(ndim, shape);
       std::vector<int> no_kinds;
       o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}, no_kinds));
       std::tie(k, p) = kind_and_precision(kind, precision);
@@ -230,7 +235,7 @@ volfft_status volfft_output_order(volfft_plan plan, int* order) {
 volfft_status volfft_input_array(volfft_plan plan, volfft_local_array* array) {
   return guarded([&] {
     require_plan(plan);
-    if (!array) throw volfft::Error("volfft: array (the output pointer) is NULL");
+    require_output(array, "array");
     *array = volfft::capi::to_c(plan->plan.input_array());
   });
 }
@@ -238,7 +243,7 @@ volfft_status volfft_input_array(volfft_plan plan, volfft_local_array* array) {
 volfft_status volfft_output_array(volfft_plan plan, volfft_local_array* array) {
   return guarded([&] {
     require_plan(plan);
-    if (!array) throw volfft::Error("volfft: array (the output pointer) is NULL");
+    require_output(array, "array");
     *array = volfft::capi::to_c(plan->plan.output_array());
   });
 }
@@ -263,9 +268,7 @@ volfft_status volfft_required_workspace_bytes(int comm_size, int rank, int ndim,
                                               int precision, const volfft_options* options, size_t* bytes) {
   return guarded([&] {
     require_output(bytes, "bytes");
-    if (ndim < 2) throw volfft::Error("volfft: ndim must be >= 2 (the number of entries of shape); got " +
-                                      std::to_string(ndim));
-    if (!shape) throw volfft::Error("volfft: shape is NULL");
+    const std::vector<std::int64_t> s = plan_shape(ndim, shape);
     if (comm_size < 1) throw volfft::Error("volfft: comm_size must be >= 1; got " + std::to_string(comm_size));
     if (rank < 0 || rank >= comm_size)
       throw volfft::Error("volfft: rank must be in [0, comm_size) = [0, " + std::to_string(comm_size) + "); got " +
@@ -273,8 +276,7 @@ volfft_status volfft_required_workspace_bytes(int comm_size, int rank, int ndim,
     const auto [k, p] = kind_and_precision(kind, precision);
     std::vector<int> no_kinds;
     const volfft::Options o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}, no_kinds));
-    *bytes = volfft::Plan::required_workspace_bytes(comm_size, rank, std::vector<std::int64_t>(shape, shape + ndim), k,
-                                                    p, o);
+    *bytes = volfft::Plan::required_workspace_bytes(comm_size, rank, s, k, p, o);
   });
 }
 

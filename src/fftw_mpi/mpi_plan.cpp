@@ -3,13 +3,14 @@
 #include <fftw3.h>
 
 #include <algorithm>
-#include <climits>
 #include <complex>
 #include <cstring>
 #include <new>
 #include <string>
 
 #include "backend/fftw_kinds.hpp"
+#include "core/hash.hpp"
+#include "mpi/agreement.hpp"
 #include "volfft/error.hpp"
 
 namespace volfft::fftw_mpi {
@@ -47,32 +48,17 @@ bool destroys_input(Transform t, unsigned flags) {
 
 std::size_t real_bytes(Precision p) { return p == Precision::float64 ? 8 : 4; }
 
-// Throws volfft::Error on every rank when any rank has a problem (the lowest such rank's).
-void agree(MPI_Comm comm, const std::string& problem) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  const int mine = problem.empty() ? INT_MAX : rank;
-  int first = INT_MAX;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == INT_MAX) return;
-  int length = static_cast<int>(problem.size());
-  MPI_Bcast(&length, 1, MPI_INT, first, comm);
-  std::string message = problem;
-  message.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(&message[0], length, MPI_CHAR, first, comm);
-  throw Error(message);
-}
-
-// Throws volfft::Error on every rank when the ranks passed different `values` (the same
-// collective on every rank: one MPI_Allreduce of their minima and maxima). `what` names them.
-void agree_on_values(MPI_Comm comm, const std::vector<long long>& values, const char* what) {
-  std::vector<long long> both(2 * values.size()), extremes(2 * values.size());
-  for (std::size_t k = 0; k < values.size(); ++k) both[k] = values[k], both[values.size() + k] = -values[k];
-  MPI_Allreduce(both.data(), extremes.data(), static_cast<int>(both.size()), MPI_LONG_LONG, MPI_MAX, comm);
-  for (std::size_t k = 0; k < values.size(); ++k)
-    if (extremes[k] != -extremes[values.size() + k])
-      throw Error(std::string("volfft_fftw3_mpi: the ranks passed different ") + what +
-                  " (every rank must make the same planner call)");
+// The planner call's arguments that every rank must pass alike and that the checks cannot see
+// differ: the transform and its direction (a backward plan on one rank would pair forward
+// exchanges with backward ones), the fields, the layout flags. Hashed into the `call` that
+// mpi::agree_or_throw compares between ranks.
+int call_of(const Request& r) {
+  core::Fnv1a h;
+  h.mix(static_cast<std::uint64_t>(r.transform));
+  h.mix(static_cast<std::uint64_t>(r.transform == Transform::dft ? r.sign + 2 : 0));
+  h.mix(static_cast<std::uint64_t>(r.howmany));
+  h.mix(r.flags & (kTransposedIn | kTransposedOut));
+  return static_cast<int>(h.value & 0x3fffffff);
 }
 
 // FFTW's plan is in place when the arrays are one: a rank's own in == out. A rank that holds
@@ -128,14 +114,9 @@ MpiPlan::MpiPlan(const Request& r) : transform_(r.transform), precision_(r.preci
   } catch (const Error& e) {
     problem = e.what();
   }
-  agree(r.comm, problem);
-  // What the other checks cannot see differ: the transform and its direction (a backward plan on
-  // one rank would pair forward exchanges with backward ones), the fields, the layout flags.
-  const unsigned layout_flags = r.flags & (kTransposedIn | kTransposedOut);
-  agree_on_values(r.comm,
-                  {static_cast<long long>(r.transform), r.transform == Transform::dft ? r.sign : 0, r.howmany,
-                   static_cast<long long>(layout_flags)},
-                  "transforms, signs, howmany or FFTW_MPI_TRANSPOSED flags");
+  mpi::agree_or_throw(r.comm, problem, call_of(r),
+                      "volfft_fftw3_mpi: the ranks passed different transforms, signs, howmany or "
+                      "FFTW_MPI_TRANSPOSED flags (every rank must make the same planner call)");
   empty_ = l.in.array.box.empty() && l.out.array.box.empty();
   in_place_ = decide_in_place(r.comm, r.in == r.out, empty_);
   // FFTW_DESTROY_INPUT is a permission: taken only where every rank gives it (volfft's plans
@@ -194,7 +175,7 @@ void MpiPlan::allocate_staging(MPI_Comm comm, std::size_t bytes) {
   } catch (const std::bad_alloc&) {
     problem = "volfft_fftw3_mpi: cannot allocate " + std::to_string(bytes) + " bytes to stage an in-place input";
   }
-  agree(comm, problem);
+  mpi::agree_or_throw(comm, problem);
 }
 
 void MpiPlan::execute(void* in, void* out) {

@@ -464,10 +464,7 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
     if (fewest[side] != most[side])
       throw Error(std::string("volfft: the ") + (side == 0 ? "in" : "out") +
                   " array is given on some ranks but not on others (every rank gives it, or none)");
-  if (!most[0] && !most[1]) return;
-  mpi::agree_or_throw(comm, options.workspace ? "volfft: Options::workspace does not combine with user arrays (the "
-                                                "plan allocates the staging arrays and reshape areas itself)"
-                                              : "");
+  if (!most[0] && !most[1]) return;  // (a workspace with user arrays was refused by agreed_split)
   // A side is reshaped unless the user's arrays are the plan's own on every rank (cheap to
   // check; the Reshape checks the covers themselves).
   int differs[2] = {in && !same_array(*in, plan_in, ndim) ? 1 : 0, out && !same_array(*out, plan_out, ndim) ? 1 : 0};
