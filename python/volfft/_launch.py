@@ -24,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 OPENMPI = "openmpi"
@@ -127,7 +128,8 @@ def _process_tree(pid: int) -> List[Tuple[int, str]]:
 
 
 def stop_job(process: "subprocess.Popen", grace: float = 10.0) -> None:
-    """Stop a launcher and every process it started; returns once the launcher has exited.
+    """Stop a launcher and every process it started; returns once the launcher has exited and
+    the processes it had to kill are gone (or zombies; 5 s at most).
 
     The launcher is asked first (SIGTERM: mpirun and Hydra forward it to the ranks and clean
     up); whatever of its process tree is left after ``grace`` seconds is killed. The tree is
@@ -142,13 +144,25 @@ def stop_job(process: "subprocess.Popen", grace: float = 10.0) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    killed = []
     for pid, started in tree:
         fields = _stat_fields(pid)
         if fields is not None and fields[19] == started:  # the process we saw, not a new one
             try:
                 os.kill(pid, signal.SIGKILL)
+                killed.append((pid, started))
             except OSError:
                 pass
+    # SIGKILL takes effect when the kernel next runs the process, which on a loaded machine can
+    # be after kill() returns: wait (briefly) until each is gone or a zombie, so that the job no
+    # longer holds its cores when this returns.
+    deadline = time.monotonic() + 5.0
+    for pid, started in killed:
+        while time.monotonic() < deadline:
+            fields = _stat_fields(pid)
+            if fields is None or fields[19] != started or fields[0] == "Z":
+                break
+            time.sleep(0.01)
 
 
 def run_job(command: Sequence[str], *, timeout: float, env: Optional[Mapping[str, str]] = None,
