@@ -67,6 +67,34 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
   };
 }
 
+// The r2c of a whole 3-D array out of place (one stage: a plan on one rank, or grid 1x1) runs as
+// the r2c over planes (axes 1 and 2) and the c2c along axis 0 in place in the output; the
+// backward as the c2c along axis 0 from the input into the array and the c2r over planes from
+// there to the output. FFTW's 3-D r2c/c2r plans take the whole array per pass; a plane (128^2
+// reals: 128 KiB) stays in cache through both of its passes, and the FFTW backend at one thread
+// runs a batch of planes plane by plane (src/backend/fftw_batch.cpp). Measured on this project's
+// 2-core VM (one process, FFTW 3.3.10 measure, alternating rounds, medians; 3-D plan -> planes):
+// 128^3 forward 20.9 -> 18.0 ms, backward with the input kept 25.6 -> 24.1 (its previous split:
+// c2c over axes 0 and 1, then c2r along 2); 256^3 181.8 -> 162.2 and 246.8 -> 206.2. At 2
+// threads both run as threaded plans over the whole array and take the same time (10.0 / 10.1,
+// 12.9 / 12.8 ms at 128^3). In place the plan keeps FFTW's 3-D plan (FFTW's own in-place plan
+// for the problem; docs/performance.md, "One rank"); a padded plan or one with trailing axes keeps
+// its own ops.
+bool runs_by_planes(const core::Blueprint& bp, const core::Stage& st, bool in_user_array) {
+  if (bp.in_place || in_user_array || bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2)
+    return false;
+  if (st.ops.size() != 1 || !st.ops[0].real || st.ops[0].axes.size() != 3) return false;
+  return true;
+}
+
+// That stage's ops, in forward order: the r2c over planes, then the c2c along axis 0.
+std::vector<core::FftOp> planes_then_axis0(const core::FftOp& op) {
+  core::FftOp planes{{}, true, {}};
+  for (int a : op.axes)
+    if (a != 0) planes.axes.push_back(a);
+  return {planes, core::FftOp{{0}, false, {}}};
+}
+
 }  // namespace
 
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
@@ -185,11 +213,13 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   result.output_field_bytes = backward ? input_side : spectral_side;
   result.array_field_bytes = cb * array_fields.stride;
   std::vector<OpRun>& runs = result.ops;
+  const bool by_planes = runs_by_planes(bp, st, in_user_array);
   if (!backward) {
     if (first_stage && st.ops.empty()) runs.push_back(input_copy(true));
+    const std::vector<core::FftOp> stage_ops = by_planes ? planes_then_axis0(st.ops[0]) : st.ops;
     std::vector<int> done;  // axes transformed (and truncated) so far in this stage
-    for (std::size_t o = 0; o < st.ops.size(); ++o) {
-      const core::FftOp& op = st.ops[o];
+    for (std::size_t o = 0; o < stage_ops.size(); ++o) {
+      const core::FftOp& op = stage_ops[o];
       backend::BatchGeometry g;
       g.extent = extents_with(done);
       g.real_length = bp.shape[2];
@@ -213,7 +243,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
       if (!bp.padded) continue;
       // Keep the m-box: in place, or into the output after the last stage's last op.
       for (int a : op.axes) {
-        const bool into_output = last_stage && o + 1 == st.ops.size() && a == op.axes.back();
+        const bool into_output = last_stage && o + 1 == stage_ops.size() && a == op.axes.back();
         std::vector<int> others = done;
         others.erase(std::find(others.begin(), others.end(), a));
         OpRun t;
@@ -228,9 +258,9 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
     return result;
   }
   // Backward: undo the ops in reverse order. A fused r2c (axis 2 with others, merge_ops) is
-  // undone as c2c over the others, then c2r over axis 2, where the stage's first step reads the
-  // caller's input: a multi-dimensional c2r destroys its input (FFTW has no input-preserving
-  // one). Unless the caller lets it (Options::destroy_input): the c2r, fused or alone, then
+  // undone as c2c over the others, then c2r over axis 2 (by_planes: c2c along axis 0, then c2r
+  // over planes), where the stage's first step reads the caller's input: a multi-dimensional
+  // c2r destroys its input (FFTW has no input-preserving one). Unless the caller lets it (Options::destroy_input): the c2r, fused or alone, then
   // reads the caller's input itself, as FFTW's own c2r plans do. A stage that reads the plan's
   // own array (not the direction's first, not padded) keeps it fused: one multi-dimensional c2r
   // from that array, which the FFTW backend runs transform by transform while each is in cache
@@ -239,7 +269,9 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   const bool keep_fused = in_user_array || may_destroy_input || (!last_stage && !bp.padded);
   std::vector<core::FftOp> ops;
   for (const core::FftOp& op : st.ops)
-    for (const core::FftOp& part : keep_fused ? std::vector<core::FftOp>{op} : core::unfused(op))
+    for (const core::FftOp& part : keep_fused  ? std::vector<core::FftOp>{op}
+                                   : by_planes ? planes_then_axis0(op)
+                                               : core::unfused(op))
       ops.push_back(part);
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
