@@ -67,24 +67,25 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
   };
 }
 
-// The r2c of a whole 3-D array out of place (one stage: a plan on one rank, or grid 1x1) runs as
-// the r2c over planes (axes 1 and 2) and the c2c along axis 0 in place in the output; the
-// backward as the c2c along axis 0 from the input into the array and the c2r over planes from
+// The r2c of a whole 3-D array (one stage: a plan on one rank, or grid 1x1) runs as the r2c over
+// planes (axes 1 and 2) and the c2c along axis 0 in place in the output; the backward as the
+// c2c along axis 0 (from the input into the array, or in place) and the c2r over planes from
 // there to the output. FFTW's 3-D r2c/c2r plans take the whole array per pass; a plane (128^2
 // reals: 128 KiB) stays in cache through both of its passes, and the FFTW backend at one thread
-// runs a batch of planes plane by plane (src/backend/fftw_batch.cpp). Measured on this project's
-// 2-core VM (one process, FFTW 3.3.10 measure, alternating rounds, medians; 3-D plan -> planes):
-// 128^3 forward 20.9 -> 18.0 ms, backward with the input kept 25.6 -> 24.1 (its previous split:
-// c2c over axes 0 and 1, then c2r along 2); 256^3 181.8 -> 162.2 and 246.8 -> 206.2. At 2
-// threads both run as threaded plans over the whole array and take the same time (10.0 / 10.1,
-// 12.9 / 12.8 ms at 128^3). In place the plan keeps FFTW's 3-D plan (FFTW's own in-place plan
-// for the problem; docs/performance.md, "One rank"); a padded plan or one with trailing axes keeps
-// its own ops.
-bool runs_by_planes(const core::Blueprint& bp, const core::Stage& st, bool in_user_array) {
-  if (bp.in_place || in_user_array || bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2)
-    return false;
-  if (st.ops.size() != 1 || !st.ops[0].real || st.ops[0].axes.size() != 3) return false;
-  return true;
+// runs a batch of planes plane by plane (src/backend/fftw_batch.cpp). FFTW-MPI's plans at one
+// rank do the same. Measured on this project's 2-core VM (one process, FFTW 3.3.10 measure,
+// alternating rounds, medians; FFTW's 3-D plan -> planes), out of place: 128^3 forward 20.9 ->
+// 18.0 ms, backward with the input kept 25.6 -> 24.1 (its previous split: c2c over axes 0 and
+// 1, then c2r along 2); 256^3 181.8 -> 162.2 and 246.8 -> 206.2. In place, 128^3: 18.4 -> 15.7
+// and 18.9 -> 17.4. At 2 threads both run as threaded plans over the whole array and take the
+// same time (128^3 out of place 10.0 / 10.1 and 12.9 / 12.8 ms; in place 7.6 / 7.8, 9.5 / 9.6),
+// and volfft-one-rank-plans read the planes' backward 1.02-1.18x FFTW's 3-D plans there: with
+// more threads, and with ducc0 (not measured), the plan keeps the 3-D transform. A padded plan or
+// one with trailing axes keeps its own ops.
+bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
+  if (options.threads != 1 || options.backend != Backend::fftw) return false;
+  if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;
+  return st.ops.size() == 1 && st.ops[0].real && st.ops[0].axes.size() == 3;
 }
 
 // That stage's ops, in forward order: the r2c over planes, then the c2c along axis 0.
@@ -213,7 +214,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   result.output_field_bytes = backward ? input_side : spectral_side;
   result.array_field_bytes = cb * array_fields.stride;
   std::vector<OpRun>& runs = result.ops;
-  const bool by_planes = runs_by_planes(bp, st, in_user_array);
+  const bool by_planes = runs_by_planes(bp, options, st);
   if (!backward) {
     if (first_stage && st.ops.empty()) runs.push_back(input_copy(true));
     const std::vector<core::FftOp> stage_ops = by_planes ? planes_then_axis0(st.ops[0]) : st.ops;
@@ -260,18 +261,23 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   // Backward: undo the ops in reverse order. A fused r2c (axis 2 with others, merge_ops) is
   // undone as c2c over the others, then c2r over axis 2 (by_planes: c2c along axis 0, then c2r
   // over planes), where the stage's first step reads the caller's input: a multi-dimensional
-  // c2r destroys its input (FFTW has no input-preserving one). Unless the caller lets it (Options::destroy_input): the c2r, fused or alone, then
-  // reads the caller's input itself, as FFTW's own c2r plans do. A stage that reads the plan's
+  // c2r destroys its input (FFTW has no input-preserving one). Unless the caller lets it
+  // (Options::destroy_input): the c2r, fused or alone, then reads the caller's input itself, as
+  // FFTW's own c2r plans do. A stage that reads the plan's
   // own array (not the direction's first, not padded) keeps it fused: one multi-dimensional c2r
   // from that array, which the FFTW backend runs transform by transform while each is in cache
   // (src/backend/fftw_batch.cpp), where the two batches made two passes over the whole array.
   const bool may_destroy_input = last_stage && options.destroy_input && !bp.padded;
-  const bool keep_fused = in_user_array || may_destroy_input || (!last_stage && !bp.padded);
+  // Except where the input may be destroyed: FFTW's 3-D c2r then reads it itself, where by
+  // planes the c2c along axis 0 would write the array (128^3, one thread: 19.8 against 23.6 ms;
+  // in place in the input, a step OpRun does not have, 18.6).
+  const bool planes = by_planes && !may_destroy_input;
+  const bool keep_fused = !planes && (in_user_array || may_destroy_input || (!last_stage && !bp.padded));
   std::vector<core::FftOp> ops;
   for (const core::FftOp& op : st.ops)
-    for (const core::FftOp& part : keep_fused  ? std::vector<core::FftOp>{op}
-                                   : by_planes ? planes_then_axis0(op)
-                                               : core::unfused(op))
+    for (const core::FftOp& part : planes       ? planes_then_axis0(op)
+                                   : keep_fused ? std::vector<core::FftOp>{op}
+                                                : core::unfused(op))
       ops.push_back(part);
   std::vector<int> pending = stage_axes;  // axes still holding their kept values
   bool first_step = true;
