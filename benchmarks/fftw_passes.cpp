@@ -14,6 +14,11 @@
 //   volfft-fftw-passes one-rank N              c2c N^3: FFTW's 3-D plan out of place, in place,
 //                                              and a copy then in place, against planes
 //                                              (touched) then axis 0
+//   volfft-fftw-passes one-rank-r2c N          r2c/c2r N^3 both directions, out of place (the
+//                                              input kept) and in place: FFTW's 3-D plans
+//                                              against planes one by one and axis 0 (what
+//                                              src/plan/stage_ops.cpp runs at one rank); the
+//                                              backward also with the input destroyed
 // Prints the median of 25 calls of each, in ms.
 #include <fftw3.h>
 
@@ -68,7 +73,8 @@ void compare(const std::vector<std::pair<std::string, std::function<void()>>>& w
 
 int usage() {
   std::fprintf(stderr,
-               "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | one-rank N\n");
+               "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | one-rank N | "
+               "one-rank-r2c N\n");
   return 2;
 }
 
@@ -209,6 +215,96 @@ int main(int argc, char** argv) {
                 fftw_execute(p1);
               }}},
             [&] { std::memcpy(out, in, all * sizeof(fftw_complex)); });
+    return 0;
+  }
+  if (mode == "one-rank-r2c" && argc == 3) {
+    const long n = arg(argv, 2), h = n / 2 + 1;
+    const std::size_t cplane = std::size_t(n) * h, call = cplane * n;  // complex values
+    const std::size_t rplane = std::size_t(n) * n, rall = rplane * n;   // reals, out of place
+    double* real = fftw_alloc_real(rall);
+    fftw_complex* spectrum = fftw_alloc_complex(call);  // the spectral input, kept
+    fftw_complex* array = fftw_alloc_complex(call);     // out of place: the output, or the plan's array
+    fftw_complex* both = fftw_alloc_complex(call);      // in place: FFTW's padded rows
+    double* padded = reinterpret_cast<double*>(both);
+    const unsigned keep = measure, destroy = measure | FFTW_DESTROY_INPUT;
+    // FFTW's 3-D plans.
+    const int dims[3] = {int(n), int(n), int(n)};
+    fftw_plan r2c3 = fftw_plan_dft_r2c(3, dims, real, array, keep);
+    fftw_plan r2c3_in = fftw_plan_dft_r2c(3, dims, padded, both, keep);
+    fftw_plan c2r3 = fftw_plan_dft_c2r(3, dims, array, real, destroy);  // on a copy of the spectrum
+    fftw_plan c2r3_in = fftw_plan_dft_c2r(3, dims, both, padded, keep);
+    // Planes (axes 1 and 2) one at a time, and axis 0 over all of them.
+    const fftw_iodim64 plane_r[2] = {{n, n, h}, {n, 1, 1}}, plane_in[2] = {{n, 2 * h, h}, {n, 1, 1}};
+    const fftw_iodim64 plane_c[2] = {{n, h, n}, {n, 1, 1}}, plane_cin[2] = {{n, h, 2 * h}, {n, 1, 1}};
+    fftw_plan r2c2 = fftw_plan_guru64_dft_r2c(2, plane_r, 0, nullptr, real, array, keep);
+    fftw_plan r2c2_in = fftw_plan_guru64_dft_r2c(2, plane_in, 0, nullptr, padded, both, keep);
+    fftw_plan c2r2 = fftw_plan_guru64_dft_c2r(2, plane_c, 0, nullptr, array, real, destroy);
+    fftw_plan c2r2_in = fftw_plan_guru64_dft_c2r(2, plane_cin, 0, nullptr, both, padded, destroy);
+    const fftw_iodim64 axis0{n, (long)cplane, (long)cplane}, rest[2] = {{n, h, h}, {h, 1, 1}};
+    fftw_plan fwd0 = fftw_plan_guru64_dft(1, &axis0, 2, rest, array, array, FFTW_FORWARD, keep);
+    fftw_plan bwd0_in = fftw_plan_guru64_dft(1, &axis0, 2, rest, array, array, FFTW_BACKWARD, keep);
+    fftw_plan bwd0 = fftw_plan_guru64_dft(1, &axis0, 2, rest, spectrum, array, FFTW_BACKWARD, keep);
+    // volfft's backward before: c2c over axes 0 and 1 from the input, then c2r along axis 2.
+    const fftw_iodim64 axes01[2] = {{n, (long)cplane, (long)cplane}, {n, h, h}}, columns{h, 1, 1};
+    const fftw_iodim64 row{n, 1, 1}, rows{(long)rplane, h, n};
+    fftw_plan bwd01 = fftw_plan_guru64_dft(2, axes01, 1, &columns, spectrum, array, FFTW_BACKWARD, keep);
+    fftw_plan c2r1 = fftw_plan_guru64_dft_c2r(1, &row, 1, &rows, array, real, destroy);
+    for (std::size_t i = 0; i < rall; ++i) real[i] = double(i % 7) * 0.1;
+    for (std::size_t i = 0; i < call; ++i) spectrum[i][0] = double(i % 5) * 0.1, spectrum[i][1] = double(i % 3) * 0.1;
+    auto fill_both = [&] {
+      for (std::size_t i = 0; i < 2 * call; ++i) padded[i] = double(i % 7) * 0.1;
+    };
+    auto planes = [&](fftw_plan p, bool r2c, double* r, fftw_complex* c, long rstride) {
+      for (long k = 0; k < n; ++k)
+        if (r2c) fftw_execute_dft_r2c(p, r + k * rstride, c + k * cplane);
+        else fftw_execute_dft_c2r(p, c + k * cplane, r + k * rstride);
+    };
+    std::printf("r2c %ld^3, one process: forward out of place\n", n);
+    compare({{"FFTW's 3-D plan", [&] { fftw_execute(r2c3); }},
+             {"planes, then axis 0 in place", [&] {
+                planes(r2c2, true, real, array, long(rplane));
+                fftw_execute(fwd0);
+              }}});
+    std::printf("forward in place\n");
+    compare({{"FFTW's 3-D plan", [&] { fftw_execute(r2c3_in); }},
+             {"planes, then axis 0", [&] {
+                planes(r2c2_in, true, padded, both, long(2 * cplane));
+                fftw_execute_dft(fwd0, both, both);
+              }}},
+            fill_both);
+    std::printf("backward out of place, the input kept\n");
+    compare({{"copy, then FFTW's 3-D c2r", [&] {
+                std::memcpy(array, spectrum, call * sizeof(fftw_complex));
+                fftw_execute(c2r3);
+              }},
+             {"axes 0-1 into the array, c2r axis 2", [&] {
+                fftw_execute(bwd01);
+                fftw_execute(c2r1);
+              }},
+             {"axis 0 into the array, c2r planes", [&] {
+                fftw_execute(bwd0);
+                planes(c2r2, false, real, array, long(rplane));
+              }}});
+    // Options::destroy_input: the input is the plan's to overwrite (refilled before each call).
+    fftw_complex* input = fftw_alloc_complex(call);
+    std::printf("backward out of place, the input destroyed\n");
+    compare({{"FFTW's 3-D c2r from the input", [&] { fftw_execute_dft_c2r(c2r3, input, real); }},
+             {"axis 0 into the array, c2r planes", [&] {
+                fftw_execute_dft(bwd0, input, array);
+                planes(c2r2, false, real, array, long(rplane));
+              }},
+             {"axis 0 in the input, c2r planes", [&] {
+                fftw_execute_dft(bwd0_in, input, input);
+                planes(c2r2, false, real, input, long(rplane));
+              }}},
+            [&] { std::memcpy(input, spectrum, call * sizeof(fftw_complex)); });
+    std::printf("backward in place\n");
+    compare({{"FFTW's 3-D plan", [&] { fftw_execute(c2r3_in); }},
+             {"axis 0, then c2r planes", [&] {
+                fftw_execute_dft(bwd0_in, both, both);
+                planes(c2r2_in, false, padded, both, long(2 * cplane));
+              }}},
+            fill_both);
     return 0;
   }
   return usage();

@@ -67,21 +67,22 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
   };
 }
 
-// The r2c of a whole 3-D array (one stage: a plan on one rank, or grid 1x1) runs as the r2c over
-// planes (axes 1 and 2) and the c2c along axis 0 in place in the output; the backward as the
-// c2c along axis 0 (from the input into the array, or in place) and the c2r over planes from
-// there to the output. FFTW's 3-D r2c/c2r plans take the whole array per pass; a plane (128^2
-// reals: 128 KiB) stays in cache through both of its passes, and the FFTW backend at one thread
-// runs a batch of planes plane by plane (src/backend/fftw_batch.cpp). FFTW-MPI's plans at one
-// rank do the same. Measured on this project's 2-core VM (one process, FFTW 3.3.10 measure,
-// alternating rounds, medians; FFTW's 3-D plan -> planes), out of place: 128^3 forward 20.9 ->
-// 18.0 ms, backward with the input kept 25.6 -> 24.1 (its previous split: c2c over axes 0 and
-// 1, then c2r along 2); 256^3 181.8 -> 162.2 and 246.8 -> 206.2. In place, 128^3: 18.4 -> 15.7
-// and 18.9 -> 17.4. At 2 threads both run as threaded plans over the whole array and take the
-// same time (128^3 out of place 10.0 / 10.1 and 12.9 / 12.8 ms; in place 7.6 / 7.8, 9.5 / 9.6),
-// and volfft-one-rank-plans read the planes' backward 1.02-1.18x FFTW's 3-D plans there: with
-// more threads, and with ducc0 (not measured), the plan keeps the 3-D transform. A padded plan or
-// one with trailing axes keeps its own ops.
+// The r2c of a whole 3-D array (one stage: a plan on one rank) runs as the r2c over planes
+// (axes 1 and 2) and the c2c along axis 0 in place in the output; the backward as the c2c along
+// axis 0 (from the input into the array, or in place) and the c2r over planes from there to the
+// output. FFTW's 3-D r2c/c2r plans take the whole array per pass; a plane (128^2 reals: 128 KiB)
+// stays in cache through both of its passes, and the FFTW backend at one thread runs a batch of
+// planes plane by plane (src/backend/fftw_batch.cpp). FFTW-MPI's plans at one rank split the
+// same way. Measured on this project's 2-core VM (`volfft-fftw-passes one-rank-r2c N`: one
+// process, FFTW 3.3.10 measure, cache flushed between calls, medians of 25; FFTW's 3-D plan ->
+// planes), 128^3 / 256^3: forward out of place 17.4 -> 14.7 / 176.0 -> 158.5 ms, in place 15.4
+// -> 12.8 / 170.7 -> 148.6; backward with the input kept 27.4 -> 23.8 / 253.5 -> 216.4 (against
+// the previous split: c2c over axes 0-1 from the input, then c2r along axis 2), in place 19.0 ->
+// 17.4 / 246.4 -> 210.9. At 2 threads both run as threaded plans over the whole array and take
+// about the same time (128^3, FFTW alone: 7.6 / 7.8 ms forward, 9.5 / 9.6 backward, in place),
+// and volfft-one-rank-plans read the planes' backward up to 1.18x FFTW's 3-D plan there: with
+// more threads, and with ducc0 (not measured), the plan keeps the 3-D transform. A padded plan
+// or one with trailing axes keeps its own ops.
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (options.threads != 1 || options.backend != Backend::fftw) return false;
   if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;
@@ -269,8 +270,8 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   // (src/backend/fftw_batch.cpp), where the two batches made two passes over the whole array.
   const bool may_destroy_input = last_stage && options.destroy_input && !bp.padded;
   // Except where the input may be destroyed: FFTW's 3-D c2r then reads it itself, where by
-  // planes the c2c along axis 0 would write the array (128^3, one thread: 19.8 against 23.6 ms;
-  // in place in the input, a step OpRun does not have, 18.6).
+  // planes the c2c along axis 0 would write the array (`volfft-fftw-passes one-rank-r2c 128`:
+  // 19.4 against 23.1 ms; in place in the input, a step OpRun does not have, 18.0).
   const bool planes = by_planes && !may_destroy_input;
   const bool keep_fused = !planes && (in_user_array || may_destroy_input || (!last_stage && !bp.padded));
   std::vector<core::FftOp> ops;
