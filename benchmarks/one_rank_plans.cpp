@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
   std::printf("check: volfft's forward against fftw-same's %.1e, against fftw-fresh's %.1e; backward %.1e and %.1e "
               "(relative); fftw-same's plans %s volfft's: %s\n",
               to_same[0], to_fresh[0], to_same[1], to_fresh[1],
-              !volfft_whole ? "are not (not required)" : same_is_volffts ? "are" : "are not",
+              !volfft_whole ? "were not compared with" : same_is_volffts ? "are" : "are not",
               ok ? "OK" : "FAILED");
   for (Peer* p : {&same, &fresh}) {
     fftw_destroy_plan(p->forward), fftw_destroy_plan(p->backward);
