@@ -238,7 +238,7 @@ class FftwBatch final : public FftBatch {
       PlannerThreads<Api> planner(threads);
       primary_ = make(g, dims, planned, kinds_, plan_in, plan_out, flags);
     }
-    plan_split(g, dims, loops, threads, effort, plan_in, plan_out, flags);
+    plan_split(g, dims, loops, threads, effort, plan_in, plan_out, flags, blockable);
     PlannerThreads<Api> planner(threads);
     // The fallback serves arrays whose alignment (FFTW's alignment_of: the address modulo 16)
     // differs from the scratch's, e.g. numpy views at an odd 8-byte offset; malloc'ed and
@@ -277,9 +277,15 @@ class FftwBatch final : public FftBatch {
  private:
   // A batch split over threads: one single-threaded plan per share of its longest loop, each
   // run by its own thread at its offsets (bytes) into the arrays.
+  // `count` > 1: the part is `count` elements of the batch's outermost loop, its plan made for
+  // one, run element by element `in_step`/`out_step` bytes apart (each read through first when
+  // `touch_bytes` > 0, as at one thread).
   struct Part {
     typename Api::plan plan;
     std::ptrdiff_t in_offset, out_offset;
+    Index count = 1;
+    std::ptrdiff_t in_step = 0, out_step = 0;
+    std::size_t touch_bytes = 0;
   };
 
   void run(typename Api::plan p, const void* in, void* out) const {
@@ -307,7 +313,11 @@ class FftwBatch final : public FftBatch {
 #endif
     for (int k = 0; k < n; ++k) {
       const Part& part = parts[static_cast<std::size_t>(k)];
-      run(part.plan, static_cast<const char*>(in) + part.in_offset, static_cast<char*>(out) + part.out_offset);
+      for (Index e = 0; e < part.count; ++e) {
+        const char* element_in = static_cast<const char*>(in) + part.in_offset + e * part.in_step;
+        if (part.touch_bytes > 0) touch(element_in, part.touch_bytes);
+        run(part.plan, element_in, static_cast<char*>(out) + part.out_offset + e * part.out_step);
+      }
     }
   }
 
@@ -319,17 +329,28 @@ class FftwBatch final : public FftBatch {
   // arrays and keeps the faster; effort estimate keeps FFTW's threads.
   void plan_split(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
                   const std::vector<fftw_iodim64>& loops, int threads, Effort effort, void* plan_in,
-                  void* plan_out, unsigned flags) {
+                  void* plan_out, unsigned flags, bool blockable) {
 #if defined(VOLFFT_HAVE_OPENMP)
     const SplitRule rule = split_rule();
     if (threads < 2 || rule == SplitRule::never || (rule == SplitRule::measure && effort == Effort::estimate)) return;
-    // The longest loop, shared out; it needs at least one element per thread.
-    std::size_t longest = loops.size();
-    for (std::size_t k = 0; k < loops.size(); ++k)
+    const std::ptrdiff_t in_bytes = element_bytes(g.transform, true), out_bytes = element_bytes(g.transform, false);
+    // A multi-dimensional batch that may run one element of its outermost loop at a time (as
+    // at one thread, see the constructor) is shared out along that loop, and each thread runs
+    // its share element by element, each plane staying in its core's cache through its passes.
+    // Measured on this project's 2-core VM (2 threads, r2c 128^3 at one rank, FFTW 3.3.10
+    // measure, alternating rounds): FFTW's threaded 3-D plan 14.6 / 15.7 ms forward / backward,
+    // threaded batches of planes 15.1 / 16.0, planes shared out element by element 12.4 / 14.2;
+    // 256^3: 124 / 147, 125 / 140, 118 / 113.
+    Index span_in = 0;
+    const bool by_element = blockable && dims.size() >= 2 && loops.size() >= 1 && loops.front().n >= threads &&
+                            outermost_loop(dims, loops, in_bytes, out_bytes, g.transform, span_in);
+    // Otherwise the longest loop, shared out; it needs at least one element per thread.
+    std::size_t longest = by_element ? 0 : loops.size();
+    for (std::size_t k = 0; !by_element && k < loops.size(); ++k)
       if (loops[k].n >= threads && (longest == loops.size() || loops[k].n > loops[longest].n)) longest = k;
     if (longest == loops.size()) return;
-    const std::ptrdiff_t in_bytes = element_bytes(g.transform, true), out_bytes = element_bytes(g.transform, false);
     const Index n = loops[longest].n;
+    const std::size_t span_bytes = static_cast<std::size_t>(span_in * in_bytes);
     std::vector<Part> parts;
     {
       PlannerThreads<Api> planner(1);
@@ -338,6 +359,12 @@ class FftwBatch final : public FftBatch {
         std::vector<fftw_iodim64> share = loops;
         share[longest].n = hi - lo;
         Part part{nullptr, lo * loops[longest].is * in_bytes, lo * loops[longest].os * out_bytes};
+        if (by_element) {
+          share.erase(share.begin());
+          part.count = hi - lo;
+          part.in_step = loops.front().is * in_bytes, part.out_step = loops.front().os * out_bytes;
+          if (g.transform != Transform::r2c && span_bytes <= (std::size_t{2} << 20)) part.touch_bytes = span_bytes;
+        }
         char* in = static_cast<char*>(plan_in) + part.in_offset;
         char* out = static_cast<char*>(g.in_place ? plan_in : plan_out) + part.out_offset;
         try {
@@ -364,7 +391,8 @@ class FftwBatch final : public FftBatch {
       for (const Part& part : parts) Api::destroy(part.plan);
     }
 #else
-    (void)g, (void)dims, (void)loops, (void)threads, (void)effort, (void)plan_in, (void)plan_out, (void)flags;
+    (void)g, (void)dims, (void)loops, (void)threads, (void)effort, (void)plan_in, (void)plan_out, (void)flags,
+        (void)blockable;
 #endif
   }
 

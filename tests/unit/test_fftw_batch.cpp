@@ -1,5 +1,7 @@
 // The FFTW backend's batches split over threads (src/backend/fftw_batch.cpp): a batch run as one
-// single-threaded plan per share of its longest loop gives what the batch run as one plan gives,
+// single-threaded plan per share of its longest loop (a multi-dimensional batch: shares of its
+// outermost loop, run element by element where its strides allow) gives what the batch run as
+// one plan gives,
 // for every transform (c2c both ways, r2c and c2r out of place and in place on FFTW's padded
 // rows, r2r of real and of complex data), double and single precision, with shares of unequal
 // length (a loop of 10 over 3 threads) and a loop too short to split. Out-of-place c2c and r2c
