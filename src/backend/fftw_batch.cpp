@@ -337,10 +337,11 @@ class FftwBatch final : public FftBatch {
     // A multi-dimensional batch that may run one element of its outermost loop at a time (as
     // at one thread, see the constructor) is shared out along that loop, and each thread runs
     // its share element by element, each plane staying in its core's cache through its passes.
-    // Measured on this project's 2-core VM (2 threads, r2c 128^3 at one rank, FFTW 3.3.10
-    // measure, alternating rounds): FFTW's threaded 3-D plan 14.6 / 15.7 ms forward / backward,
-    // threaded batches of planes 15.1 / 16.0, planes shared out element by element 12.4 / 14.2;
-    // 256^3: 124 / 147, 125 / 140, 118 / 113.
+    // Measured on this project's 2-core VM in a test program (2 threads, r2c 128^3 at one rank,
+    // the planes and then axis 0, FFTW 3.3.10 measure, alternating rounds; forward / backward):
+    // FFTW's threaded 3-D plan 14.6 / 15.7 ms, threaded batches 15.1 / 16.0, each thread's share
+    // of the planes one by one (and axis 0 split by lines) 12.4 / 14.2; 256^3: 124 / 147, 125 /
+    // 140, 118 / 113. Where the split loses, the measurement below keeps the threaded plan.
     Index span_in = 0;
     const bool by_element = blockable && dims.size() >= 2 && loops.size() >= 1 && loops.front().n >= threads &&
                             outermost_loop(dims, loops, in_bytes, out_bytes, g.transform, span_in);
