@@ -72,8 +72,8 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
 // axis 0 (from the input into the array, or in place) and the c2r over planes from there to the
 // output. FFTW's 3-D r2c/c2r plans take the whole array per pass; a plane (128^2 reals: 128 KiB)
 // stays in cache through both of its passes, and the FFTW backend at one thread runs a batch of
-// planes plane by plane (src/backend/fftw_batch.cpp). FFTW-MPI's plans at one rank split the
-// same way. Measured on this project's 2-core VM (`volfft-fftw-passes one-rank-r2c N`: one
+// planes plane by plane (src/backend/fftw_batch.cpp). FFTW-MPI's transposed plans at one rank
+// also run the planes first (then a local transpose and axis 0). Measured on this project's 2-core VM (`volfft-fftw-passes one-rank-r2c N`: one
 // process, FFTW 3.3.10 measure, cache flushed between calls, medians of 25; FFTW's 3-D plan ->
 // planes), 128^3 / 256^3: forward out of place 17.4 -> 14.7 / 176.0 -> 158.5 ms, in place 15.4
 // -> 12.8 / 170.7 -> 148.6; backward with the input kept 27.4 -> 23.8 / 253.5 -> 216.4 (against
@@ -264,10 +264,10 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   // over planes), where the stage's first step reads the caller's input: a multi-dimensional
   // c2r destroys its input (FFTW has no input-preserving one). Unless the caller lets it
   // (Options::destroy_input): the c2r, fused or alone, then reads the caller's input itself, as
-  // FFTW's own c2r plans do. A stage that reads the plan's
-  // own array (not the direction's first, not padded) keeps it fused: one multi-dimensional c2r
-  // from that array, which the FFTW backend runs transform by transform while each is in cache
-  // (src/backend/fftw_batch.cpp), where the two batches made two passes over the whole array.
+  // FFTW's own c2r plans do. A stage that reads the plan's own array (not the direction's first,
+  // not padded) keeps it fused: one multi-dimensional c2r from that array, which the FFTW backend
+  // runs transform by transform while each is in cache (src/backend/fftw_batch.cpp), where the
+  // two batches made two passes over the whole array.
   const bool may_destroy_input = last_stage && options.destroy_input && !bp.padded;
   // Except where the input may be destroyed: FFTW's 3-D c2r then reads it itself, where by
   // planes the c2c along axis 0 would write the array (`volfft-fftw-passes one-rank-r2c 128`:
