@@ -92,7 +92,19 @@ std::string exported(Exporter exporter) {
   return text;
 }
 
-void broadcast_wisdom(MPI_Comm comm, Exporter exporter, Importer importer) {
+// FFTW's importer refuses wisdom made by another FFTW build or planner configuration. The MPI
+// wisdom calls return nothing, and wisdom only saves planning time, so a refusal is said on
+// stderr (a later FFTW_WISDOM_ONLY plan would otherwise fail without a reason) and planning goes
+// on without it.
+void import_or_warn(Importer importer, const std::string& text, const char* call, int rank, int from) {
+  if (importer(text.c_str())) return;
+  std::fprintf(stderr,
+               "volfft: %s: rank %d could not import the wisdom of rank %d (FFTW refused it: another FFTW build "
+               "or planner configuration); its plans are measured without it\n",
+               call, rank, from);
+}
+
+void broadcast_wisdom(MPI_Comm comm, Exporter exporter, Importer importer, const char* call) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string text = rank == 0 ? exported(exporter) : std::string();
@@ -100,10 +112,10 @@ void broadcast_wisdom(MPI_Comm comm, Exporter exporter, Importer importer) {
   MPI_Bcast(&length, 1, MPI_INT, 0, comm);
   text.resize(static_cast<std::size_t>(length));
   if (length > 0) MPI_Bcast(&text[0], length, MPI_CHAR, 0, comm);
-  if (rank != 0 && length > 0) importer(text.c_str());
+  if (rank != 0 && length > 0) import_or_warn(importer, text, call, rank, 0);
 }
 
-void gather_wisdom(MPI_Comm comm, Exporter exporter, Importer importer) {
+void gather_wisdom(MPI_Comm comm, Exporter exporter, Importer importer, const char* call) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -122,9 +134,10 @@ void gather_wisdom(MPI_Comm comm, Exporter exporter, Importer importer) {
   if (rank != 0) return;
   for (int r = 1; r < ranks; ++r)
     if (lengths[static_cast<std::size_t>(r)] > 0)
-      importer(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
-                          static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]))
-                   .c_str());
+      import_or_warn(importer,
+                     all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
+                                static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])),
+                     call, 0, r);
 }
 
 std::vector<Index> sizes(int rnk, const ptrdiff_t* n) {
@@ -348,11 +361,13 @@ namespace fm = volfft::fftw_mpi;
   }                                                                                                        \
   void X##_mpi_gather_wisdom(MPI_Comm comm) {                                                              \
     fm::gather_wisdom(comm, VOLFFT_FFTW_NEXT(char* (*)(), #X "_export_wisdom_to_string"),                   \
-                      VOLFFT_FFTW_NEXT(int (*)(const char*), #X "_import_wisdom_from_string"));            \
+                      VOLFFT_FFTW_NEXT(int (*)(const char*), #X "_import_wisdom_from_string"),             \
+                      #X "_mpi_gather_wisdom");                                                            \
   }                                                                                                        \
   void X##_mpi_broadcast_wisdom(MPI_Comm comm) {                                                           \
     fm::broadcast_wisdom(comm, VOLFFT_FFTW_NEXT(char* (*)(), #X "_export_wisdom_to_string"),                \
-                         VOLFFT_FFTW_NEXT(int (*)(const char*), #X "_import_wisdom_from_string"));         \
+                         VOLFFT_FFTW_NEXT(int (*)(const char*), #X "_import_wisdom_from_string"),          \
+                         #X "_mpi_broadcast_wisdom");                                                      \
   }                                                                                                        \
   void X##_mpi_execute_dft(X##_plan p, C* in, C* out) { X##_execute_dft(p, in, out); }                     \
   void X##_mpi_execute_dft_r2c(X##_plan p, R* in, C* out) { X##_execute_dft_r2c(p, in, out); }             \
