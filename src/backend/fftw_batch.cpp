@@ -228,10 +228,7 @@ class FftwBatch final : public FftBatch {
       blocks_ = loops.front().n;
       block_in_bytes_ = loops.front().is * in_element;
       block_out_bytes_ = loops.front().os * out_element;
-      // Only a transform whose input fits in cache (a core's L2 here, 1 MiB; the 256^2 c2c
-      // planes above) gains from being read through first.
-      const std::size_t span_bytes = static_cast<std::size_t>(span_in * in_element);
-      if (g.transform != Transform::r2c && span_bytes <= (std::size_t{2} << 20)) touch_bytes_ = span_bytes;
+      touch_bytes_ = touch_bytes_of(g.transform, static_cast<std::size_t>(span_in * in_element));
       planned.erase(planned.begin());
     }
     {
@@ -343,8 +340,9 @@ class FftwBatch final : public FftBatch {
     // of the planes one by one (and axis 0 split by lines) 12.4 / 14.2; 256^3: 124 / 147, 125 /
     // 140, 118 / 113. Where the split loses, the measurement below keeps the threaded plan.
     Index span_in = 0;
-    const bool by_element = blockable && dims.size() >= 2 && loops.size() >= 1 && loops.front().n >= threads &&
-                            outermost_loop(dims, loops, in_bytes, out_bytes, g.transform, span_in);
+    const bool by_element = blockable && dims.size() >= 2 &&
+                            outermost_loop(dims, loops, in_bytes, out_bytes, g.transform, span_in) &&
+                            loops.front().n >= threads;
     // Otherwise the longest loop, shared out; it needs at least one element per thread.
     std::size_t longest = by_element ? 0 : loops.size();
     for (std::size_t k = 0; !by_element && k < loops.size(); ++k)
@@ -364,7 +362,7 @@ class FftwBatch final : public FftBatch {
           share.erase(share.begin());
           part.count = hi - lo;
           part.in_step = loops.front().is * in_bytes, part.out_step = loops.front().os * out_bytes;
-          if (g.transform != Transform::r2c && span_bytes <= (std::size_t{2} << 20)) part.touch_bytes = span_bytes;
+          part.touch_bytes = touch_bytes_of(g.transform, span_bytes);
         }
         char* in = static_cast<char*>(plan_in) + part.in_offset;
         char* out = static_cast<char*>(g.in_place ? plan_in : plan_out) + part.out_offset;
@@ -427,6 +425,13 @@ class FftwBatch final : public FftBatch {
     for (std::size_t k = 0; k < dims.size(); ++k) add(dims[k], k + 1 == dims.size());
     for (std::size_t k = 1; k < loops.size(); ++k) add(loops[k], false);
     return outer.is >= span_in && outer.os >= span_out;
+  }
+
+  // The bytes of one transform's input (`span_bytes`) to read through before it runs element by
+  // element: c2c and c2r, whose first pass walks columns (see the constructor), and only where
+  // that input fits in cache (a core's L2 here, 1 MiB; the 256^2 c2c planes gain); else 0.
+  static std::size_t touch_bytes_of(Transform t, std::size_t span_bytes) {
+    return t != Transform::r2c && span_bytes <= (std::size_t{2} << 20) ? span_bytes : 0;
   }
 
   // Reads `bytes` from `p` once, in order, one load a cache line: brings a transform's input

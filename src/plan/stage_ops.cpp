@@ -79,9 +79,10 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
 // -> 12.8 / 170.7 -> 148.6; backward with the input kept 27.4 -> 23.8 / 253.5 -> 216.4 (against
 // the previous split: c2c over axes 0-1 from the input, then c2r along axis 2), in place 19.0 ->
 // 17.4 / 246.4 -> 210.9. At 2 threads both run as threaded plans over the whole array and take
-// about the same time (128^3, FFTW alone: 7.6 / 7.8 ms forward, 9.5 / 9.6 backward, in place),
-// and volfft-one-rank-plans read the planes' backward up to 1.18x FFTW's 3-D plan there: with
-// more threads, and with ducc0 (not measured), the plan keeps the 3-D transform. A padded plan
+// about the same time (128^3, FFTW alone in a test program: 7.6 / 7.8 ms forward, 9.5 / 9.6
+// backward, in place), and volfft-one-rank-plans on a build with the planes at 2 threads read
+// their backward 1.02-1.18x FFTW's 3-D plan within this VM's noise: with more threads, and with
+// ducc0 (not measured), the plan keeps the 3-D transform. A padded plan
 // or one with trailing axes keeps its own ops.
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (options.threads != 1 || options.backend != Backend::fftw) return false;
