@@ -14,6 +14,11 @@
 //   volfft-fftw-passes one-rank N              c2c N^3: FFTW's 3-D plan out of place, in place,
 //                                              and a copy then in place, against planes
 //                                              (touched) then axis 0
+//   volfft-fftw-passes columns N               c2c N^3 along axis 0 (N^2 lines a plane apart),
+//                                              each direction in place and out of place: FFTW's
+//                                              measured plan for the batch, planned three times
+//                                              (its wisdom forgotten in between), against the
+//                                              columns of src/backend/fftw_columns.hpp
 //   volfft-fftw-passes one-rank-r2c N          r2c/c2r N^3 both directions, out of place (the
 //                                              input kept) and in place: FFTW's 3-D plans
 //                                              against planes one by one and axis 0 (what
@@ -30,6 +35,9 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "backend/fftw_api.hpp"
+#include "backend/fftw_columns.hpp"
 
 namespace {
 
@@ -73,8 +81,8 @@ void compare(const std::vector<std::pair<std::string, std::function<void()>>>& w
 
 int usage() {
   std::fprintf(stderr,
-               "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | one-rank N | "
-               "one-rank-r2c N\n");
+               "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | columns N | "
+               "one-rank N | one-rank-r2c N\n");
   return 2;
 }
 
@@ -186,6 +194,42 @@ int main(int argc, char** argv) {
     std::printf("%d chunks of %d lines of %d, each FFT'd then copied out\n", chunks, lines, n);
     compare({{"each chunk into its own place", [&] { run(false); }},
              {"every chunk into the first's place", [&] { run(true); }}});
+    return 0;
+  }
+  if (mode == "columns" && argc == 3) {
+    const long n = arg(argv, 2);
+    const std::size_t plane = std::size_t(n) * n, all = plane * n;
+    fftw_complex* in = fftw_alloc_complex(all);
+    fftw_complex* out = fftw_alloc_complex(all);
+    const fftw_iodim64 axis0{n, (long)plane, (long)plane}, lines[2] = {{n, n, n}, {n, 1, 1}};
+    volfft::backend::ColumnGeometry geometry;
+    volfft::backend::column_geometry({axis0}, {lines[0], lines[1]}, geometry);
+    auto fill = [&] {
+      for (std::size_t i = 0; i < all; ++i) in[i][0] = double(i % 7) * 0.1, in[i][1] = double(i % 3) * 0.2;
+    };
+    for (int sign : {FFTW_FORWARD, FFTW_BACKWARD})
+      for (bool in_place : {true, false}) {
+        fftw_complex* to = in_place ? in : out;
+        std::vector<std::pair<std::string, std::function<void()>>> ways;
+        std::vector<fftw_plan> plans;
+        for (int k = 0; k < 3; ++k) {
+          fftw_forget_wisdom();  // FFTW measures afresh each time, as a new process would
+          fftw_plan p = fftw_plan_guru64_dft(1, &axis0, 2, lines, in, to, sign, measure);
+          char* text = fftw_sprint_plan(p);
+          std::string solver(text);  // the outermost solver's name, e.g. "(dft-directbuf/130-..."
+          free(text);
+          solver = solver.substr(0, std::min(solver.find_first_of(" \n"), std::size_t(28)));
+          plans.push_back(p);
+          ways.push_back({"FFTW measured " + std::to_string(k + 1) + " " + solver, [p] { fftw_execute(p); }});
+        }
+        volfft::backend::FftwColumns<volfft::backend::DoubleApi> columns(geometry, sign, measure, 1);
+        ways.push_back({"columns", [&] { columns.execute(in, to); }});
+        std::printf("c2c %ld^3 along axis 0, %s, %s\n", n, sign == FFTW_FORWARD ? "forward" : "backward",
+                    in_place ? "in place" : "out of place");
+        fill();
+        compare(ways, in_place ? std::function<void()>(fill) : std::function<void()>([] {}));
+        for (fftw_plan p : plans) fftw_destroy_plan(p);
+      }
     return 0;
   }
   if (mode == "one-rank" && argc == 3) {

@@ -61,6 +61,9 @@ class FftBatch {
  public:
   virtual ~FftBatch() = default;
   virtual void execute(const void* in, void* out) const = 0;
+  /// Bytes of buffer the batch holds besides its backend's plans (the FFTW backend's columns,
+  /// fftw_columns.hpp); 0 for most.
+  virtual std::size_t buffer_bytes() const { return 0; }
 };
 
 /// Plan a batch with the backend options.backend names (fftw or ducc0; Backend::automatic

@@ -4,97 +4,19 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
 #include "backend/fft_batch.hpp"
+#include "backend/fftw_api.hpp"
+#include "backend/fftw_columns.hpp"
 #include "backend/fftw_kinds.hpp"
 #include "backend/omp_team.hpp"
 
 namespace volfft::backend {
 namespace {
-
-// The FFTW API for one precision, so one template serves fftw_ and fftwf_.
-struct DoubleApi {
-  using real = double;
-  using complex = fftw_complex;
-  using plan = fftw_plan;
-  static plan dft(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
-                  void* out, int sign, unsigned f) {
-    return fftw_plan_guru64_dft(r, d, hr, hd, static_cast<complex*>(in),
-                                static_cast<complex*>(out), sign, f);
-  }
-  static plan r2c(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
-                  void* out, unsigned f) {
-    return fftw_plan_guru64_dft_r2c(r, d, hr, hd, static_cast<real*>(in),
-                                    static_cast<complex*>(out), f);
-  }
-  static plan c2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
-                  void* out, unsigned f) {
-    return fftw_plan_guru64_dft_c2r(r, d, hr, hd, static_cast<complex*>(in),
-                                    static_cast<real*>(out), f);
-  }
-  static plan r2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in, void* out,
-                  const fftw_r2r_kind* kinds, unsigned f) {
-    return fftw_plan_guru64_r2r(r, d, hr, hd, static_cast<real*>(in), static_cast<real*>(out), kinds, f);
-  }
-  static void exec_dft(plan p, const void* in, void* out) {
-    fftw_execute_dft(p, (complex*)in, static_cast<complex*>(out));
-  }
-  static void exec_r2r(plan p, const void* in, void* out) { fftw_execute_r2r(p, (real*)in, static_cast<real*>(out)); }
-  static void exec_r2c(plan p, const void* in, void* out) {
-    fftw_execute_dft_r2c(p, (real*)in, static_cast<complex*>(out));
-  }
-  static void exec_c2r(plan p, const void* in, void* out) {
-    fftw_execute_dft_c2r(p, (complex*)in, static_cast<real*>(out));
-  }
-  static int alignment_of(const void* p) { return fftw_alignment_of((real*)p); }
-  static void destroy(plan p) { fftw_destroy_plan(p); }
-  static void init_threads() { fftw_init_threads(); }
-  static int planner_threads() { return fftw_planner_nthreads(); }
-  static void plan_with_threads(int n) { fftw_plan_with_nthreads(n); }
-};
-
-struct FloatApi {
-  using real = float;
-  using complex = fftwf_complex;
-  using plan = fftwf_plan;
-  static plan dft(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
-                  void* out, int sign, unsigned f) {
-    return fftwf_plan_guru64_dft(r, d, hr, hd, static_cast<complex*>(in),
-                                 static_cast<complex*>(out), sign, f);
-  }
-  static plan r2c(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
-                  void* out, unsigned f) {
-    return fftwf_plan_guru64_dft_r2c(r, d, hr, hd, static_cast<real*>(in),
-                                     static_cast<complex*>(out), f);
-  }
-  static plan c2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in,
-                  void* out, unsigned f) {
-    return fftwf_plan_guru64_dft_c2r(r, d, hr, hd, static_cast<complex*>(in),
-                                     static_cast<real*>(out), f);
-  }
-  static plan r2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* hd, void* in, void* out,
-                  const fftw_r2r_kind* kinds, unsigned f) {
-    return fftwf_plan_guru64_r2r(r, d, hr, hd, static_cast<real*>(in), static_cast<real*>(out), kinds, f);
-  }
-  static void exec_dft(plan p, const void* in, void* out) {
-    fftwf_execute_dft(p, (complex*)in, static_cast<complex*>(out));
-  }
-  static void exec_r2r(plan p, const void* in, void* out) { fftwf_execute_r2r(p, (real*)in, static_cast<real*>(out)); }
-  static void exec_r2c(plan p, const void* in, void* out) {
-    fftwf_execute_dft_r2c(p, (real*)in, static_cast<complex*>(out));
-  }
-  static void exec_c2r(plan p, const void* in, void* out) {
-    fftwf_execute_dft_c2r(p, (complex*)in, static_cast<real*>(out));
-  }
-  static int alignment_of(const void* p) { return fftwf_alignment_of((real*)p); }
-  static void destroy(plan p) { fftwf_destroy_plan(p); }
-  static void init_threads() { fftwf_init_threads(); }
-  static int planner_threads() { return fftwf_planner_nthreads(); }
-  static void plan_with_threads(int n) { fftwf_plan_with_nthreads(n); }
-};
 
 // FFTW's thread count is planner state shared by the whole process (the application may plan
 // with FFTW itself): set it for our plans and put back what was there. Planning runs the plans
@@ -144,6 +66,18 @@ SplitRule split_rule() {
   return std::strcmp(env, "0") == 0 ? SplitRule::never : SplitRule::always;
 }
 #endif
+
+// Whether a batch that may run as columns (fftw_columns.hpp) does: VOLFFT_TEST_COLUMNS = 1
+// always, = 0 never (FFTW's plan of the whole batch); unset: at effort estimate always (FFTW's
+// estimated plans of such batches took 1.1-3x the columns' time where measured), else the faster
+// of the two on the planning arrays. A test knob like VOLFFT_TEST_SPLIT_BATCHES
+// (tests/unit/test_fftw_batch.cpp runs both paths).
+enum class ColumnRule { measure, always, never };
+ColumnRule column_rule() {
+  const char* env = std::getenv("VOLFFT_TEST_COLUMNS");
+  if (!env || !*env) return ColumnRule::measure;
+  return std::strcmp(env, "0") == 0 ? ColumnRule::never : ColumnRule::always;
+}
 
 template <class Api>
 class FftwBatch final : public FftBatch {
@@ -219,6 +153,18 @@ class FftwBatch final : public FftBatch {
     // and the backward's last are such batches), r2c double 128^3 forward 4.2-4.3 against
     // 5.2-5.4 ms; c2c double 256^3 forward 72-78 against 87-89 ms, the backward's last stage
     // 39-40 against 46-57; docs/performance.md. r2r batches are left to FFTW (not measured).
+    // A batch of 1-D c2c FFTs along a strided axis over adjacent lines: columns, by rule or by
+    // measurement (column_rule). By rule FFTW plans nothing else: the columns read any alignment.
+    const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
+    const ColumnRule columns_rule = column_rule();
+    ColumnGeometry columns;
+    const bool column_shaped = c2c && columns_rule != ColumnRule::never && column_geometry(dims, loops, columns);
+    const int sign = g.transform == Transform::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD;
+    if (column_shaped && (columns_rule == ColumnRule::always || effort == Effort::estimate)) {
+      PlannerThreads<Api> planner(1);
+      columns_ = std::make_unique<FftwColumns<Api>>(columns, sign, flags, threads);
+      return;
+    }
     std::vector<fftw_iodim64> planned = loops;
     const bool blockable = g.transform != Transform::r2r && !parts;
     const std::ptrdiff_t in_element = element_bytes(g.transform, true), out_element = element_bytes(g.transform, false);
@@ -244,6 +190,15 @@ class FftwBatch final : public FftBatch {
     // the effort is patient.
     const unsigned fallback_flags = effort == Effort::patient ? flags : FFTW_ESTIMATE | destroy;
     if (fallback) unaligned_ = make(g, dims, loops, kinds_, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
+    if (column_shaped) {
+      // FFTW's plan of the whole batch (as it runs: threaded, split or blocked) against the
+      // columns, best of 3 runs each after one to warm up, on the planning arrays.
+      auto made = std::make_unique<FftwColumns<Api>>(columns, sign, flags, threads);
+      void* out = g.in_place ? plan_in : plan_out;
+      const double fftw = best_seconds(1, 3, [&] { run_fftw(plan_in, out); });
+      const double by_columns = best_seconds(1, 3, [&] { made->execute(plan_in, out); });
+      if (by_columns < fftw) columns_ = std::move(made);
+    }
   }
 
   ~FftwBatch() override {
@@ -252,13 +207,28 @@ class FftwBatch final : public FftBatch {
     for (const Part& part : parts_) Api::destroy(part.plan);
   }
 
+  std::size_t buffer_bytes() const override { return columns_ ? columns_->buffer_bytes() : 0; }
+
   void execute(const void* in, void* out) const override {
+    if (columns_) {
+      columns_->execute(in, out);
+      return;
+    }
     if (!primary_) return;
     const bool unaligned = unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
                                           Api::alignment_of(out) != out_alignment_);
     if (unaligned) {
       run_threaded(unaligned_, in, out);
-    } else if (!parts_.empty()) {
+    } else {
+      run_fftw(in, out);
+    }
+  }
+
+ private:
+  // FFTW's plan of the whole batch on arrays of the planning arrays' alignment: split over
+  // threads, run transform by transform, or whole.
+  void run_fftw(const void* in, void* out) const {
+    if (!parts_.empty()) {
       run_parts(parts_, in, out);
     } else if (blocks_ > 1) {
       for (Index k = 0; k < blocks_; ++k) {
@@ -271,7 +241,6 @@ class FftwBatch final : public FftBatch {
     }
   }
 
- private:
   // A batch split over threads: one single-threaded plan per share of its longest loop, each
   // run by its own thread at its offsets (bytes) into the arrays.
   // `count` > 1: the part is `count` elements of the batch's outermost loop, its plan made for
@@ -468,6 +437,7 @@ class FftwBatch final : public FftBatch {
   typename Api::plan primary_ = nullptr;
   typename Api::plan unaligned_ = nullptr;
   std::vector<Part> parts_;  // the batch split over threads, when that was faster
+  std::unique_ptr<FftwColumns<Api>> columns_;  // run instead of the plans above, when set
   // A batch run transform by transform: primary_ is the plan for one element of the outermost
   // loop, run blocks_ times this many bytes further on each side.
   Index blocks_ = 1;

@@ -73,9 +73,11 @@ void check(const Case& c, std::array<Index, 3> extent, int threads) {
 
   auto run = [&](const char* split, std::vector<Real>& in, std::vector<Real>& out) {
     setenv("VOLFFT_TEST_SPLIT_BATCHES", split, 1);
+    setenv("VOLFFT_TEST_COLUMNS", "0", 1);  // FFTW's plans (columns_match_fftw tests those)
     std::vector<Real> plan_in(reals), plan_out(reals);
     auto batch = make_fftw_batch(precision, g, Effort::estimate, threads, plan_in.data(), plan_out.data(), false);
     unsetenv("VOLFFT_TEST_SPLIT_BATCHES");
+    unsetenv("VOLFFT_TEST_COLUMNS");
     batch->execute(in.data(), c.in_place ? in.data() : out.data());
     if (c.in_place) out = in;
   };
@@ -255,6 +257,78 @@ void batches_match_a_direct_dft() {
     }
 }
 
+namespace {
+
+// A c2c batch along one strided axis run as columns (VOLFFT_TEST_COLUMNS=1) against FFTW's plan
+// of the same batch (=0): `strides` of both sides in elements (rows padded where wider than the
+// extents), `axis` transformed, at `threads`; also where the arrays start at an offset FFTW's
+// SIMD plans would not take. The columns must be taken (a buffer held) and give FFTW's values;
+// out of place the input stays as it was.
+template <class Real>
+void check_columns(Transform transform, std::array<Index, 3> extent, std::array<Index, 3> strides, int axis,
+                   bool in_place, int threads, std::size_t offset) {
+  const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
+  using Value = std::complex<Real>;
+  BatchGeometry g;
+  g.extent = extent;
+  g.axes = {axis};
+  g.transform = transform;
+  g.in_place = in_place;
+  g.in_strides = g.out_strides = strides;
+  const std::size_t values = static_cast<std::size_t>(extent[0] * strides[0]);
+  std::vector<Value> original(values);
+  for (std::size_t k = 0; k < values; ++k) original[k] = Value(Real(std::sin(0.37 * double(k))), Real(0.1 * double(k % 7)));
+  std::vector<Value> results[2];
+  for (int columns : {0, 1}) {
+    setenv("VOLFFT_TEST_COLUMNS", columns ? "1" : "0", 1);
+    std::vector<Value> plan_in(values), plan_out(values);
+    auto batch = make_fftw_batch(precision, g, Effort::estimate, threads, plan_in.data(), plan_out.data(), false);
+    unsetenv("VOLFFT_TEST_COLUMNS");
+    CHECK_MSG((batch->buffer_bytes() > 0) == (columns == 1),
+              "axis " << axis << " extent " << extent[0] << "x" << extent[1] << "x" << extent[2] << ": columns "
+                      << (columns ? "not taken" : "taken against VOLFFT_TEST_COLUMNS=0") << " (buffer "
+                      << batch->buffer_bytes() << " bytes)");
+    // FFTW's plan needs its planning alignment; the columns take any: the same values `at`
+    // elements further on.
+    const std::size_t at = columns ? offset : 0;
+    std::vector<Value> in(values + offset, Value(3)), out(values + offset, Value(-7));
+    std::copy(original.begin(), original.end(), in.begin() + std::ptrdiff_t(at));
+    const std::vector<Value> given = in;
+    batch->execute(in.data() + at, in_place ? in.data() + at : out.data() + at);
+    if (!in_place) CHECK_MSG(in == given, "an out-of-place batch of columns changed its input");
+    std::vector<Value>& got = in_place ? in : out;
+    results[columns].assign(got.begin() + std::ptrdiff_t(at), got.begin() + std::ptrdiff_t(at + values));
+  }
+  double diff = 0, norm = 0;
+  for (std::size_t k = 0; k < results[0].size(); ++k) {
+    diff = std::max(diff, double(std::abs(results[0][k] - results[1][k])));
+    norm = std::max(norm, double(std::abs(results[0][k])));
+  }
+  const double tol = (sizeof(Real) == 8 ? 1e-12 : 2e-5) * std::max(norm, 1.0);
+  CHECK_MSG(diff <= tol, "columns " << sizeof(Real) * 8 << "-bit " << (transform == Transform::c2c_forward ? "forward" : "backward")
+                                    << " axis " << axis << " extent " << extent[0] << "x" << extent[1] << "x" << extent[2]
+                                    << (in_place ? " in place" : "") << " threads " << threads << " offset " << offset
+                                    << ": differ from FFTW's plan by " << diff);
+  CHECK_MSG(norm > 0, "the batch wrote nothing");
+}
+
+}  // namespace
+
+// Blocks of lines that do not divide the lines (130 = 64 + 64 + 2 at 64 a block), transforms of
+// odd and prime length, lines of padded rows (the outer loops cannot merge), the axis in the
+// middle, threads sharing the blocks, both directions and precisions.
+void columns_match_fftw() {
+  for (Transform t : {Transform::c2c_forward, Transform::c2c_backward})
+    for (bool in_place : {false, true})
+      for (int threads : {1, 2, 3}) {
+        check_columns<double>(t, {8, 10, 13}, {130, 13, 1}, 0, in_place, threads, 0);
+        check_columns<float>(t, {7, 10, 13}, {130, 13, 1}, 0, in_place, threads, 0);
+        check_columns<double>(t, {5, 4, 20}, {100, 25, 1}, 0, in_place, threads, 0);  // rows of 20 in 25
+        check_columns<double>(t, {3, 11, 17}, {187, 17, 1}, 1, in_place, threads, 0); // axis 1, planes outside
+        check_columns<float>(t, {2, 16, 64}, {1024, 64, 1}, 0, in_place, threads, 8);  // unaligned for FFTW
+      }
+}
+
 #if defined(VOLFFT_HAVE_OPENMP)
 namespace {
 int threads_of_this_process() {
@@ -311,5 +385,6 @@ int main() {
                                           {"threaded batch runs in its threads", threaded_batch_runs_in_its_threads},
 #endif
                                           {"split batches match one plan", split_batches_match_one_plan},
-                                          {"batches match a direct DFT", batches_match_a_direct_dft}});
+                                          {"batches match a direct DFT", batches_match_a_direct_dft},
+                                          {"columns match FFTW's plan", columns_match_fftw}});
 }
