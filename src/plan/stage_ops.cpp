@@ -84,18 +84,33 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
 // their backward 1.02-1.18x FFTW's 3-D plan within this VM's noise: with more threads, and with
 // ducc0 (not measured), the plan keeps the 3-D transform. A padded plan
 // or one with trailing axes keeps its own ops.
+//
+// The c2c of a whole 3-D array runs the same two batches the other way round: axis 0 first
+// (from the input into the output, or in place), where the FFTW backend runs it as columns
+// through a buffer of its own when that is faster (src/backend/fftw_columns.hpp), then the planes
+// in place, one at a time. FFTW's 3-D c2c plan makes the same two passes, but its measurement
+// picks the plan for axis 0 from runs in cache and takes a slow one in about half the plannings
+// (that is the 26.0 against 32.5 ms of docs/performance.md), and out of place it runs the planes
+// from the input into the output, where a 256^2 plane (1 MiB) and its destination no longer fit
+// a core's cache. Measured (a test program, FFTW alone, one process, cache flushed between
+// calls, medians of 21, ms): forward out of place 128^3 29.9 -> 28.1, 256^3 439 -> 380; in place
+// at 256^3 FFTW's 3-D plan took 377.
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (options.threads != 1 || options.backend != Backend::fftw) return false;
   if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;
-  return st.ops.size() == 1 && st.ops[0].real && st.ops[0].axes.size() == 3;
+  return st.ops.size() == 1 && !st.ops[0].r2r() && st.ops[0].axes.size() == 3;
 }
 
-// That stage's ops, in forward order: the r2c over planes, then the c2c along axis 0.
-std::vector<core::FftOp> planes_then_axis0(const core::FftOp& op) {
-  core::FftOp planes{{}, true, {}};
+// That stage's ops as the stage lists them (the forward runs them in this order, the backward
+// in reverse): r2c: the r2c over planes, then the c2c along axis 0; c2c: so that axis 0 runs
+// first in either direction (the order of a c2c's axes is free).
+std::vector<core::FftOp> planes_and_axis0(const core::FftOp& op, bool backward) {
+  core::FftOp planes{{}, op.real, {}};
   for (int a : op.axes)
     if (a != 0) planes.axes.push_back(a);
-  return {planes, core::FftOp{{0}, false, {}}};
+  const core::FftOp axis0{{0}, false, {}};
+  if (op.real || backward) return {planes, axis0};
+  return {axis0, planes};
 }
 
 }  // namespace
@@ -219,7 +234,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   const bool by_planes = runs_by_planes(bp, options, st);
   if (!backward) {
     if (first_stage && st.ops.empty()) runs.push_back(input_copy(true));
-    const std::vector<core::FftOp> stage_ops = by_planes ? planes_then_axis0(st.ops[0]) : st.ops;
+    const std::vector<core::FftOp> stage_ops = by_planes ? planes_and_axis0(st.ops[0], false) : st.ops;
     std::vector<int> done;  // axes transformed (and truncated) so far in this stage
     for (std::size_t o = 0; o < stage_ops.size(); ++o) {
       const core::FftOp& op = stage_ops[o];
@@ -262,22 +277,22 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   }
   // Backward: undo the ops in reverse order. A fused r2c (axis 2 with others, merge_ops) is
   // undone as c2c over the others, then c2r over axis 2 (by_planes: c2c along axis 0, then c2r
-  // over planes), where the stage's first step reads the caller's input: a multi-dimensional
-  // c2r destroys its input (FFTW has no input-preserving one). Unless the caller lets it
+  // over planes; a c2c by planes runs axis 0, then the planes), where the stage's first step
+  // reads the caller's input: a multi-dimensional c2r destroys its input (FFTW has no input-preserving one). Unless the caller lets it
   // (Options::destroy_input): the c2r, fused or alone, then reads the caller's input itself, as
   // FFTW's own c2r plans do. A stage that reads the plan's own array (not the direction's first,
   // not padded) keeps it fused: one multi-dimensional c2r from that array, which the FFTW backend
   // runs transform by transform while each is in cache (src/backend/fftw_batch.cpp), where the
   // two batches made two passes over the whole array.
   const bool may_destroy_input = last_stage && options.destroy_input && !bp.padded;
-  // Except where the input may be destroyed: FFTW's 3-D c2r then reads it itself, where by
-  // planes the c2c along axis 0 would write the array (`volfft-fftw-passes one-rank-r2c 128`:
+  // Except an r2c's where the input may be destroyed: FFTW's 3-D c2r then reads it itself, where
+  // by planes the c2c along axis 0 would write the array (`volfft-fftw-passes one-rank-r2c 128`:
   // 19.4 against 23.1 ms; in place in the input, a step OpRun does not have, 18.0).
-  const bool planes = by_planes && !may_destroy_input;
+  const bool planes = by_planes && !(may_destroy_input && st.ops[0].real);
   const bool keep_fused = !planes && (in_user_array || may_destroy_input || (!last_stage && !bp.padded));
   std::vector<core::FftOp> ops;
   for (const core::FftOp& op : st.ops)
-    for (const core::FftOp& part : planes       ? planes_then_axis0(op)
+    for (const core::FftOp& part : planes       ? planes_and_axis0(op, true)
                                    : keep_fused ? std::vector<core::FftOp>{op}
                                                 : core::unfused(op))
       ops.push_back(part);
