@@ -88,19 +88,20 @@ std::size_t last_level_cache_bytes() {
 // (axes 1 and 2) and the c2c along axis 0 in place in the output; the backward as the c2c along
 // axis 0 (from the input into the array, or in place) and the c2r over planes from there to the
 // output. FFTW's 3-D r2c/c2r plans take the whole array per pass; a plane (128^2 reals: 128 KiB)
-// stays in cache through both of its passes, and the FFTW backend at one thread runs a batch of
-// planes plane by plane (src/backend/fftw_batch.cpp). FFTW-MPI's transposed plans at one rank
-// also run the planes first (then a local transpose and axis 0). Measured on this project's 2-core VM (`volfft-fftw-passes one-rank-r2c N`: one
-// process, FFTW 3.3.10 measure, cache flushed between calls, medians of 25; FFTW's 3-D plan ->
-// planes), 128^3 / 256^3: forward out of place 17.4 -> 14.7 / 176.0 -> 158.5 ms, in place 15.4
+// stays in cache through both of its passes, and the FFTW backend runs a batch of planes plane by
+// plane (src/backend/fftw_batch.cpp). FFTW-MPI's transposed plans at one rank also run the
+// planes first (then a local transpose and axis 0). Measured on this project's 2-core VM
+// (`volfft-fftw-passes one-rank-r2c N`: one process, FFTW 3.3.10 measure, cache flushed between
+// calls, medians of 25; FFTW's 3-D plan -> planes), 128^3 / 256^3: forward out of place 17.4 -> 14.7 / 176.0 -> 158.5 ms, in place 15.4
 // -> 12.8 / 170.7 -> 148.6; backward with the input kept 27.4 -> 23.8 / 253.5 -> 216.4 (against
 // the previous split: c2c over axes 0-1 from the input, then c2r along axis 2), in place 19.0 ->
-// 17.4 / 246.4 -> 210.9. At 2 threads both run as threaded plans over the whole array and take
-// about the same time (128^3, FFTW alone in a test program: 7.6 / 7.8 ms forward, 9.5 / 9.6
-// backward, in place), and volfft-one-rank-plans on a build with the planes at 2 threads read
-// their backward 1.02-1.18x FFTW's 3-D plan within this VM's noise: with more threads, and with
-// ducc0 (not measured), the plan keeps the 3-D transform. A padded plan
-// or one with trailing axes keeps its own ops.
+// 17.4 / 246.4 -> 210.9. With threads too: each thread takes its share of the planes one by one
+// and of axis 0's lines where the planning's timing finds that faster than FFTW's threads
+// (src/backend/fftw_batch.cpp). In the bench at 2 threads, in place, against FFTW's threaded
+// 3-D plan in the same iterations (volfft / FFTW, forward + backward; the 3-D plan -> split):
+// r2c 128^3 1.06 -> 0.93, 256^3 1.01 -> 0.83; c2c 128^3 1.03 -> 1.00, 256^3 1.08 -> 1.00. Not
+// measured beyond 2 threads (each batch's own choice is timed at planning), nor with ducc0,
+// which keeps the 3-D transform. A padded plan or one with trailing axes keeps its own ops.
 //
 // The c2c of a whole 3-D array runs the same two batches the other way round: axis 0 first
 // (from the input into the output, or in place), where the FFTW backend runs it as columns
@@ -117,7 +118,7 @@ std::size_t last_level_cache_bytes() {
 // FFTW-MPI's fastest mode split. So a c2c splits only where one side's array (all fields) is more
 // than half the last-level cache.
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
-  if (options.threads != 1 || options.backend != Backend::fftw) return false;
+  if (options.backend != Backend::fftw) return false;
   if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;
   if (st.ops.size() != 1 || st.ops[0].r2r() || st.ops[0].axes.size() != 3) return false;
   if (st.ops[0].real) return true;
