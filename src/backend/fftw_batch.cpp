@@ -192,20 +192,24 @@ class FftwBatch final : public FftBatch {
     if (fallback) unaligned_ = make(g, dims, loops, kinds_, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
     if (column_shaped) {
       // FFTW's plan of the whole batch (as it runs: threaded, split or blocked) against the
-      // columns, best of 3 runs each after one to warm up, on the planning arrays.
-      auto made = std::make_unique<FftwColumns<Api>>(columns, sign, flags, threads);
+      // columns, best of 3 runs each after one to warm up, on the planning arrays. The columns'
+      // plan is single-threaded: their threads run blocks of their own.
+      std::unique_ptr<FftwColumns<Api>> made;
+      {
+        PlannerThreads<Api> one(1);
+        made = std::make_unique<FftwColumns<Api>>(columns, sign, flags, threads);
+      }
       void* out = g.in_place ? plan_in : plan_out;
       const double fftw = best_seconds(1, 3, [&] { run_fftw(plan_in, out); });
       const double by_columns = best_seconds(1, 3, [&] { made->execute(plan_in, out); });
-      if (by_columns < fftw) columns_ = std::move(made);
+      if (by_columns < fftw) {
+        columns_ = std::move(made);
+        release_fftw_plans();  // never run again
+      }
     }
   }
 
-  ~FftwBatch() override {
-    if (primary_) Api::destroy(primary_);
-    if (unaligned_) Api::destroy(unaligned_);
-    for (const Part& part : parts_) Api::destroy(part.plan);
-  }
+  ~FftwBatch() override { release_fftw_plans(); }
 
   std::size_t buffer_bytes() const override { return columns_ ? columns_->buffer_bytes() : 0; }
 
@@ -225,6 +229,14 @@ class FftwBatch final : public FftBatch {
   }
 
  private:
+  void release_fftw_plans() {
+    if (primary_) Api::destroy(primary_);
+    if (unaligned_) Api::destroy(unaligned_);
+    for (const Part& part : parts_) Api::destroy(part.plan);
+    primary_ = unaligned_ = nullptr;
+    parts_.clear();
+  }
+
   // FFTW's plan of the whole batch on arrays of the planning arrays' alignment: split over
   // threads, run transform by transform, or whole.
   void run_fftw(const void* in, void* out) const {

@@ -47,7 +47,8 @@ struct ColumnGeometry {
 
 /// Whether a c2c batch of one transformed dimension (`dims`, FFTW's iodims in elements) over
 /// `loops` runs as columns: its points are strided on both sides and its loops hold a run of at
-/// least 16 adjacent lines (loops that continue one another are merged first).
+/// least 16 adjacent lines (loops that continue one another are merged first), and a line's
+/// next point lies beyond that run.
 inline bool column_geometry(const std::vector<fftw_iodim64>& dims, std::vector<fftw_iodim64> loops,
                             ColumnGeometry& geometry) {
   if (dims.size() != 1 || dims[0].n < 2 || dims[0].is <= 1 || dims[0].os <= 1 || loops.empty()) return false;
@@ -64,6 +65,7 @@ inline bool column_geometry(const std::vector<fftw_iodim64>& dims, std::vector<f
   }
   const fftw_iodim64& run = loops.back();
   if (run.is != 1 || run.os != 1 || run.n < 16) return false;
+  if (dims[0].is < run.n || dims[0].os < run.n) return false;  // a line's points lie beyond the run
   geometry.n = dims[0].n;
   geometry.in_stride = dims[0].is, geometry.out_stride = dims[0].os;
   geometry.lines = run.n;
@@ -71,7 +73,7 @@ inline bool column_geometry(const std::vector<fftw_iodim64>& dims, std::vector<f
   return true;
 }
 
-/// `Api`: the FFTW API of one precision (fftw_batch.cpp's DoubleApi / FloatApi). Plans one FFTW
+/// `Api`: the FFTW API of one precision (fftw_api.hpp's DoubleApi / FloatApi). Plans one FFTW
 /// plan (B contiguous transforms in place in the buffer) and a buffer of B lines for each of
 /// `threads` threads; execute() shares the blocks among them.
 template <class Api>
