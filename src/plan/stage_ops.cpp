@@ -92,14 +92,15 @@ std::size_t last_level_cache_bytes() {
 // plane (src/backend/fftw_batch.cpp). FFTW-MPI's transposed plans at one rank also run the
 // planes first (then a local transpose and axis 0). Measured on this project's 2-core VM
 // (`volfft-fftw-passes one-rank-r2c N`: one process, FFTW 3.3.10 measure, cache flushed between
-// calls, medians of 25; FFTW's 3-D plan -> planes), 128^3 / 256^3: forward out of place 17.4 -> 14.7 / 176.0 -> 158.5 ms, in place 15.4
-// -> 12.8 / 170.7 -> 148.6; backward with the input kept 27.4 -> 23.8 / 253.5 -> 216.4 (against
-// the previous split: c2c over axes 0-1 from the input, then c2r along axis 2), in place 19.0 ->
-// 17.4 / 246.4 -> 210.9. With threads too: each thread takes its share of the planes one by one
+// calls, medians of 25; FFTW's 3-D plan -> planes), 128^3 / 256^3: forward out of place 17.4 ->
+// 14.7 / 176.0 -> 158.5 ms, in place 15.4 -> 12.8 / 170.7 -> 148.6; backward with the input kept
+// 27.4 -> 23.8 / 253.5 -> 216.4 (against the previous split: c2c over axes 0-1 from the input,
+// then c2r along axis 2), in place 19.0 -> 17.4 / 246.4 -> 210.9. With threads too: each thread takes its share of the planes one by one
 // and of axis 0's lines where the planning's timing finds that faster than FFTW's threads
 // (src/backend/fftw_batch.cpp). In the bench at 2 threads, in place, against FFTW's threaded
-// 3-D plan in the same iterations (volfft / FFTW, forward + backward; the 3-D plan -> split):
-// r2c 128^3 1.06 -> 0.93, 256^3 1.01 -> 0.83; c2c 128^3 1.03 -> 1.00, 256^3 1.08 -> 1.00. Not
+// 3-D plan in the same iterations (volfft / FFTW, forward + backward; the 3-D plan -> split, two
+// jobs): r2c 128^3 1.06 -> 0.85-0.93, 256^3 1.01 -> 0.81-0.83; c2c 128^3 1.03 -> 0.96-1.00,
+// 256^3 1.08 -> 0.93-1.00. Not
 // measured beyond 2 threads (each batch's own choice is timed at planning), nor with ducc0,
 // which keeps the 3-D transform. A padded plan or one with trailing axes keeps its own ops.
 //
@@ -113,7 +114,8 @@ std::size_t last_level_cache_bytes() {
 // a core's cache. Measured (a test program, FFTW alone, one process, cache flushed between
 // calls, medians of 21, ms): forward out of place 128^3 29.9 -> 28.1, 256^3 439 -> 380; in place
 // at 256^3 FFTW's 3-D plan took 377. Where the arrays stay in the cache, FFTW's 3-D plan is the
-// faster: c2c float 128^3 (16 MiB an array) took 1.14-1.18x FFTW's 3-D plan split, 1.0x whole,
+// faster: c2c float 128^3 (16 MiB an array) took 1.14-1.18x FFTW's in-place 3-D plan split,
+// 1.10x whole (FFTW's out-of-place 3-D plan),
 // while c2c double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x
 // FFTW-MPI's fastest mode split. So a c2c splits only where one side's array (all fields) is more
 // than half the last-level cache.
