@@ -158,7 +158,8 @@ class FftwBatch final : public FftBatch {
     const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
     const ColumnRule columns_rule = column_rule();
     ColumnGeometry columns;
-    const bool column_shaped = c2c && columns_rule != ColumnRule::never && column_geometry(dims, loops, columns);
+    const bool column_shaped = c2c && columns_rule != ColumnRule::never && column_geometry(dims, loops, columns) &&
+                               FftwColumns<Api>::takes(columns);
     const int sign = g.transform == Transform::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD;
     if (column_shaped && (columns_rule == ColumnRule::always || effort == Effort::estimate)) {
       PlannerThreads<Api> planner(1);

@@ -82,6 +82,10 @@ class FftwColumns {
   using Real = typename Api::real;
   using Value = std::complex<Real>;
 
+  /// Whether 8 lines of the geometry's length fit the buffer's 512 KiB a thread (a double
+  /// transform of up to 4094 points, single of 8190); longer ones are left to FFTW's plan.
+  static bool takes(const ColumnGeometry& g) { return 8 * line_stride(g.n) * Index(sizeof(Value)) <= buffer_cap; }
+
   FftwColumns(const ColumnGeometry& g, int sign, unsigned flags, int threads)
       : g_(g), threads_(threads) {
 #if !defined(VOLFFT_HAVE_OPENMP)
@@ -90,11 +94,11 @@ class FftwColumns {
     threads_ = std::max(threads_, 1);
     // B lines of `ld` values: at most 512 KiB a thread (half this VM's L2; 64 lines of 256 fit),
     // at most 64 lines (the measured best at 128 and 256 points: 32 read 8-10% slower), a
-    // multiple of 8, at least 8. `ld` is n rounded up to even plus 2: every line starts at 16
-    // bytes (FFTW's SIMD alignment also in single precision), and lines a power of two apart
-    // would share cache sets.
-    ld_ = (g.n + 1) / 2 * 2 + 2;
-    const Index fit = (Index{512} << 10) / (ld_ * Index(sizeof(Value)));
+    // multiple of 8, at least 8 (takes() leaves longer lines to FFTW). `ld` is n rounded up to
+    // even plus 2: every line starts at 16 bytes (FFTW's SIMD alignment also in single
+    // precision), and lines a power of two apart would share cache sets.
+    ld_ = line_stride(g.n);
+    const Index fit = buffer_cap / (ld_ * Index(sizeof(Value)));
     block_ = std::min<Index>(64, std::max<Index>(8, fit / 8 * 8));
     block_ = std::min(block_, g.lines);
     blocks_ = (g.lines + block_ - 1) / block_;
@@ -138,6 +142,9 @@ class FftwColumns {
   }
 
  private:
+  static constexpr Index buffer_cap = Index{512} << 10;  // bytes a thread
+  static Index line_stride(Index n) { return (n + 1) / 2 * 2 + 2; }
+
   // Task t: block t % blocks_ of the lines, at element t / blocks_ of the outer loops.
   void run_task(const Value* in, Value* out, Index t, Value* buffer) const {
     std::ptrdiff_t in_at = 0, out_at = 0;

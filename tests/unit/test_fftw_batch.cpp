@@ -316,7 +316,8 @@ void check_columns(Transform transform, std::array<Index, 3> extent, std::array<
 
 // Blocks of lines that do not divide the lines (130 = 64 + 64 + 2 at 64 a block), transforms of
 // odd and prime length, lines of padded rows (the outer loops cannot merge), the axis in the
-// middle, threads sharing the blocks, both directions and precisions.
+// middle, threads sharing the blocks, both directions and precisions; a transform too long for
+// the buffer is not taken.
 void columns_match_fftw() {
   for (Transform t : {Transform::c2c_forward, Transform::c2c_backward})
     for (bool in_place : {false, true})
@@ -327,6 +328,16 @@ void columns_match_fftw() {
         check_columns<double>(t, {3, 11, 17}, {187, 17, 1}, 1, in_place, threads, 0); // axis 1, planes outside
         check_columns<float>(t, {2, 16, 64}, {1024, 64, 1}, 0, in_place, threads, 8);  // unaligned for FFTW
       }
+  // A transform too long for 8 lines in the buffer's 512 KiB is left to FFTW, even when told.
+  BatchGeometry g;
+  g.extent = {5000, 1, 16};
+  g.axes = {0};
+  g.in_strides = g.out_strides = {16, 16, 1};
+  std::vector<std::complex<double>> in(5000 * 16), out(in.size());
+  setenv("VOLFFT_TEST_COLUMNS", "1", 1);
+  auto batch = make_fftw_batch(Precision::float64, g, Effort::estimate, 1, in.data(), out.data(), false);
+  unsetenv("VOLFFT_TEST_COLUMNS");
+  CHECK_MSG(batch->buffer_bytes() == 0, "5000-point columns took a buffer of " << batch->buffer_bytes() << " bytes");
 }
 
 #if defined(VOLFFT_HAVE_OPENMP)
