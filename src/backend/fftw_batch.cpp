@@ -54,29 +54,18 @@ unsigned effort_flags(Effort e) {
   return FFTW_MEASURE;
 }
 
-#if defined(VOLFFT_HAVE_OPENMP)
-// Whether a batch with threads may be split over them (see FftwBatch): VOLFFT_TEST_SPLIT_BATCHES
-// = 1 splits wherever a loop allows, even at effort estimate, = 0 never; unset: by measurement.
-// The variable exists for the tests (tests/unit/test_fftw_batch.cpp runs both paths); users have
-// no reason to set it.
-enum class SplitRule { measure, always, never };
-SplitRule split_rule() {
-  const char* env = std::getenv("VOLFFT_TEST_SPLIT_BATCHES");
-  if (!env || !*env) return SplitRule::measure;
-  return std::strcmp(env, "0") == 0 ? SplitRule::never : SplitRule::always;
-}
-#endif
-
-// Whether a batch that may run as columns (fftw_columns.hpp) does: VOLFFT_TEST_COLUMNS = 1
-// always, = 0 never (FFTW's plan of the whole batch); unset: at effort estimate always (FFTW's
-// estimated plans of such batches took 1.1-3x the columns' time where measured), else the faster
-// of the two on the planning arrays. A test knob like VOLFFT_TEST_SPLIT_BATCHES
-// (tests/unit/test_fftw_batch.cpp runs both paths).
-enum class ColumnRule { measure, always, never };
-ColumnRule column_rule() {
-  const char* env = std::getenv("VOLFFT_TEST_COLUMNS");
-  if (!env || !*env) return ColumnRule::measure;
-  return std::strcmp(env, "0") == 0 ? ColumnRule::never : ColumnRule::always;
+// A path the tests force: the environment variable `name` = 1 takes it wherever it may be
+// taken, = 0 never; unset (users have no reason to set these): as the planner decides. The
+// knobs: VOLFFT_TEST_SPLIT_BATCHES, whether a batch with threads is split over them (decided by
+// measurement, FFTW's threads at effort estimate); VOLFFT_TEST_COLUMNS, whether a batch that may
+// run as columns (fftw_columns.hpp) does (at effort estimate always: FFTW's estimated plans of
+// such batches took 1.1-3x the columns' time where measured; else the faster of the two on the
+// planning arrays). tests/unit/test_fftw_batch.cpp runs both paths of each.
+enum class Forced { no, always, never };
+Forced forced(const char* name) {
+  const char* env = std::getenv(name);
+  if (!env || !*env) return Forced::no;
+  return std::strcmp(env, "0") == 0 ? Forced::never : Forced::always;
 }
 
 template <class Api>
@@ -154,14 +143,15 @@ class FftwBatch final : public FftBatch {
     // 5.2-5.4 ms; c2c double 256^3 forward 72-78 against 87-89 ms, the backward's last stage
     // 39-40 against 46-57; docs/performance.md. r2r batches are left to FFTW (not measured).
     // A batch of 1-D c2c FFTs along a strided axis over adjacent lines: columns, by rule or by
-    // measurement (column_rule). By rule FFTW plans nothing else: the columns read any alignment.
+    // measurement (VOLFFT_TEST_COLUMNS, above). By rule FFTW plans nothing else: the columns read
+    // any alignment.
     const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
-    const ColumnRule columns_rule = column_rule();
+    const Forced columns_rule = forced("VOLFFT_TEST_COLUMNS");
     ColumnGeometry columns;
-    const bool column_shaped = c2c && columns_rule != ColumnRule::never && column_geometry(dims, loops, columns) &&
+    const bool column_shaped = c2c && columns_rule != Forced::never && column_geometry(dims, loops, columns) &&
                                FftwColumns<Api>::takes(columns);
     const int sign = g.transform == Transform::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD;
-    if (column_shaped && (columns_rule == ColumnRule::always || effort == Effort::estimate)) {
+    if (column_shaped && (columns_rule == Forced::always || effort == Effort::estimate)) {
       PlannerThreads<Api> planner(1);
       columns_ = std::make_unique<FftwColumns<Api>>(columns, sign, flags, threads);
       return;
@@ -310,8 +300,8 @@ class FftwBatch final : public FftBatch {
                   const std::vector<fftw_iodim64>& loops, int threads, Effort effort, void* plan_in,
                   void* plan_out, unsigned flags, bool blockable) {
 #if defined(VOLFFT_HAVE_OPENMP)
-    const SplitRule rule = split_rule();
-    if (threads < 2 || rule == SplitRule::never || (rule == SplitRule::measure && effort == Effort::estimate)) return;
+    const Forced rule = forced("VOLFFT_TEST_SPLIT_BATCHES");
+    if (threads < 2 || rule == Forced::never || (rule == Forced::no && effort == Effort::estimate)) return;
     const std::ptrdiff_t in_bytes = element_bytes(g.transform, true), out_bytes = element_bytes(g.transform, false);
     // A multi-dimensional batch that may run one element of its outermost loop at a time (as
     // at one thread, see the constructor) is shared out along that loop, and each thread runs
@@ -357,7 +347,7 @@ class FftwBatch final : public FftBatch {
         parts.push_back(part);
       }
     }
-    bool keep = rule == SplitRule::always;
+    bool keep = rule == Forced::always;
     if (!keep) {
       // Best of 3 runs each after one to warm up, on the planning arrays (overwritten by
       // measuring anyway).
