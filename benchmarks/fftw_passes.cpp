@@ -11,14 +11,15 @@
 //   volfft-fftw-passes chunks N                the np 2 slab backward's first FFTs of r2c N^3:
 //                                              N/2 chunks of N/2+1 lines of N, each into its
 //                                              own place or into the first chunk's, then copied out
-//   volfft-fftw-passes one-rank N              c2c N^3: FFTW's 3-D plan out of place, in place,
-//                                              and a copy then in place, against planes
-//                                              (touched) then axis 0
+//   volfft-fftw-passes one-rank N              c2c N^3 forward: FFTW's 3-D plan out of place, in
+//                                              place, and a copy then in place, against planes
+//                                              (touched) then axis 0, and against axis 0 as
+//                                              columns into the output, then planes in place
 //   volfft-fftw-passes columns N               c2c N^3 along axis 0 (N^2 lines a plane apart),
 //                                              each direction in place and out of place: FFTW's
 //                                              measured plan for the batch, planned three times
-//                                              (its wisdom forgotten in between), against the
-//                                              columns of src/backend/fftw_columns.hpp
+//                                              (its wisdom forgotten in between), and estimated,
+//                                              against the columns of src/backend/fftw_columns.hpp
 //   volfft-fftw-passes one-rank-r2c N          r2c/c2r N^3 both directions, out of place (the
 //                                              input kept) and in place: FFTW's 3-D plans
 //                                              against planes one by one and axis 0 (what
@@ -222,6 +223,10 @@ int main(int argc, char** argv) {
           plans.push_back(p);
           ways.push_back({"FFTW measured " + std::to_string(k + 1) + " " + solver, [p] { fftw_execute(p); }});
         }
+        fftw_forget_wisdom();  // else FFTW_ESTIMATE takes the measured plan from wisdom
+        fftw_plan estimated = fftw_plan_guru64_dft(1, &axis0, 2, lines, in, to, sign, FFTW_ESTIMATE);
+        plans.push_back(estimated);
+        ways.push_back({"FFTW estimated", [estimated] { fftw_execute(estimated); }});
         volfft::backend::FftwColumns<volfft::backend::DoubleApi> columns(geometry, sign, measure, 1);
         ways.push_back({"columns", [&] { columns.execute(in, to); }});
         std::printf("c2c %ld^3 along axis 0, %s, %s\n", n, sign == FFTW_FORWARD ? "forward" : "backward",
@@ -242,6 +247,10 @@ int main(int argc, char** argv) {
     fftw_plan p2 = fftw_plan_dft_2d(n, n, in, out, FFTW_FORWARD, measure);
     const fftw_iodim64 axis0{n, (long)plane, (long)plane}, lines{(long)plane, 1, 1};
     fftw_plan p1 = fftw_plan_guru64_dft(1, &axis0, 1, &lines, out, out, FFTW_FORWARD, measure);
+    fftw_plan p2_in = fftw_plan_dft_2d(n, n, out, out, FFTW_FORWARD, measure);
+    volfft::backend::ColumnGeometry geometry;
+    volfft::backend::column_geometry({axis0}, {lines}, geometry);
+    volfft::backend::FftwColumns<volfft::backend::DoubleApi> columns(geometry, FFTW_FORWARD, measure, 1);
     for (std::size_t i = 0; i < all; ++i) in[i][0] = double(i % 7) * 0.1, in[i][1] = double(i % 3) * 0.2;
     std::printf("c2c %d^3, one process\n", n);
     compare({{"FFTW's 3-D plan, out of place", [&] { fftw_execute(oop); }},
@@ -257,6 +266,15 @@ int main(int argc, char** argv) {
                   fftw_execute_dft(p2, in + p * plane, out + p * plane);
                 }
                 fftw_execute(p1);
+              }},
+             // What volfft runs at one rank where the arrays outgrow the cache (stage_ops.cpp):
+             // axis 0 as columns into the output, then the planes in place.
+             {"axis 0 (columns), then planes in place", [&] {
+                columns.execute(in, out);
+                for (int p = 0; p < n; ++p) {
+                  touch(out + p * plane, plane * sizeof(fftw_complex));
+                  fftw_execute_dft(p2_in, out + p * plane, out + p * plane);
+                }
               }}},
             [&] { std::memcpy(out, in, all * sizeof(fftw_complex)); });
     return 0;

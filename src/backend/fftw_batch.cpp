@@ -59,7 +59,7 @@ unsigned effort_flags(Effort e) {
 // knobs: VOLFFT_TEST_SPLIT_BATCHES, whether a batch with threads is split over them (decided by
 // measurement, FFTW's threads at effort estimate); VOLFFT_TEST_COLUMNS, whether a batch that may
 // run as columns (fftw_columns.hpp) does (at effort estimate always: FFTW's estimated plans of
-// such batches took 1.1-3x the columns' time where measured; else the faster of the two on the
+// such batches took 1.1-2.9x the columns' time where measured; else the faster of the two on the
 // planning arrays). tests/unit/test_fftw_batch.cpp runs both paths of each.
 enum class Forced { no, always, never };
 Forced forced(const char* name) {

@@ -9,11 +9,13 @@
 // next it picks either a plan that buffers lines (dft-directbuf, dft-buffered) or one that runs
 // every line alone straight on the strided data (dft-vrank>=1 of dft-direct), 1.5-2.3x slower
 // when the data comes from memory, as it does inside a transform. Measured on this project's
-// 2-core VM (FFTW 3.3.10, one process, cache flushed between calls, medians of 7; in place / out
-// of place, ms): 128^3 FFTW measured 11.3-18.5 / 14.8-32.0 (estimated 13.9 / 24-25), columns
-// 12.2 / 14.1-16.0; 256^3 FFTW 134-201 / 205 (estimated 364-420 / 328), columns 119 / 150. Here
-// the plan FFTW measures is for B lines in a buffer that stays in cache, where its measurement
-// is the truth, so it comes out the same each time. FftwBatch times these against FFTW's plan of
+// 2-core VM (`volfft-fftw-passes columns N`: FFTW 3.3.10, three plannings, one process, cache
+// flushed between calls, medians of 25; ms, forward / backward): 128^3 in place FFTW measured
+// 17.8 / 12.3-18.1, columns 12.3 / 12.2; out of place 14.3-14.5 / 32.5-32.6, columns 16.4 /
+// 16.3; 256^3 (a slower hour) in place 182-281 / 146-214, columns 213 / 130; out of place
+// 382-404 / 224-233, columns 216 / 164; FFTW's estimated plans 1.1-2.9x the columns. Here the
+// plan FFTW measures is for B lines in a buffer that stays in cache, where its measurement is the
+// truth, so it comes out the same each time. FftwBatch times these against FFTW's plan of
 // the whole batch and keeps the faster (src/backend/fftw_batch.cpp).
 #pragma once
 

@@ -111,9 +111,9 @@ std::size_t last_level_cache_bytes() {
 // picks the plan for axis 0 from runs in cache and takes a slow one in about half the plannings
 // (that is the 26.0 against 32.5 ms of docs/performance.md), and out of place it runs the planes
 // from the input into the output, where a 256^2 plane (1 MiB) and its destination no longer fit
-// a core's cache. Measured (a test program, FFTW alone, one process, cache flushed between
-// calls, medians of 21, ms): forward out of place 128^3 29.9 -> 28.1, 256^3 439 -> 380; in place
-// at 256^3 FFTW's 3-D plan took 377. Where the arrays stay in the cache, FFTW's 3-D plan is the
+// a core's cache. Measured (`volfft-fftw-passes one-rank N`: FFTW alone, one process, cache
+// flushed between calls, medians of 25; forward, FFTW's 3-D plan out of place / in place ->
+// axis 0 as columns, then planes): 128^3 48.0 / 45.1 -> 42.1 ms, 256^3 432.9 / 402.6 -> 350.4. Where the arrays stay in the cache, FFTW's 3-D plan is the
 // faster: c2c float 128^3 (16 MiB an array) took 1.14-1.18x FFTW's in-place 3-D plan split,
 // 1.10x whole (FFTW's out-of-place 3-D plan),
 // while c2c double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x
