@@ -78,6 +78,37 @@ class FftwBatch final : public FftBatch {
         in_alignment_(Api::alignment_of(plan_in)),
         out_alignment_(Api::alignment_of(plan_out)) {
     if (g.extent[0] * g.extent[1] * g.extent[2] == 0) return;  // empty box: nothing to do
+    // A constructor that throws runs no destructor: the plans made before the throw (FFTW could
+    // not plan a later one, the columns' buffer was refused) are released here.
+    try {
+      build(g, effort, threads, plan_in, plan_out, fallback);
+    } catch (...) {
+      release_fftw_plans();
+      throw;
+    }
+  }
+
+  ~FftwBatch() override { release_fftw_plans(); }
+
+  std::size_t buffer_bytes() const override { return columns_ ? columns_->buffer_bytes() : 0; }
+
+  void execute(const void* in, void* out) const override {
+    if (columns_) {
+      columns_->execute(in, out);
+      return;
+    }
+    if (!primary_) return;
+    const bool unaligned = unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
+                                          Api::alignment_of(out) != out_alignment_);
+    if (unaligned) {
+      run_threaded(unaligned_, in, out);
+    } else {
+      run_fftw(in, out);
+    }
+  }
+
+ private:
+  void build(const BatchGeometry& g, Effort effort, int threads, void* plan_in, void* plan_out, bool fallback) {
     // Transformed dimensions (their order matters only for r2c, whose halved axis is last),
     // then the loop ("howmany") dimensions, slowest first.
     std::vector<fftw_iodim64> dims, loops;
@@ -200,26 +231,6 @@ class FftwBatch final : public FftBatch {
     }
   }
 
-  ~FftwBatch() override { release_fftw_plans(); }
-
-  std::size_t buffer_bytes() const override { return columns_ ? columns_->buffer_bytes() : 0; }
-
-  void execute(const void* in, void* out) const override {
-    if (columns_) {
-      columns_->execute(in, out);
-      return;
-    }
-    if (!primary_) return;
-    const bool unaligned = unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
-                                          Api::alignment_of(out) != out_alignment_);
-    if (unaligned) {
-      run_threaded(unaligned_, in, out);
-    } else {
-      run_fftw(in, out);
-    }
-  }
-
- private:
   void release_fftw_plans() {
     if (primary_) Api::destroy(primary_);
     if (unaligned_) Api::destroy(unaligned_);
