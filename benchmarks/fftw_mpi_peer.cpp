@@ -14,6 +14,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -51,6 +52,13 @@ void peer_team(int threads) {
 #else
   (void)threads;
 #endif
+}
+
+// A string FFTW allocated (fftw_sprint_plan: malloc'ed, the caller frees it), as a std::string.
+std::string taken(char* text) {
+  std::string s = text ? text : "";
+  std::free(text);
+  return s;
 }
 
 // The FFTW (-MPI) API for one precision.
@@ -102,6 +110,7 @@ struct D {
   }
   static void execute(plan p) { fftw_execute(p); }
   static void destroy(plan p) { fftw_destroy_plan(p); }
+  static std::string text(plan p) { return taken(fftw_sprint_plan(p)); }
 };
 struct F {
   using real = float;
@@ -151,6 +160,7 @@ struct F {
   }
   static void execute(plan p) { fftwf_execute(p); }
   static void destroy(plan p) { fftwf_destroy_plan(p); }
+  static std::string text(plan p) { return taken(fftwf_sprint_plan(p)); }
 };
 
 // FFTW's r2r kinds for volfft's per-axis kinds, forward and (the inverse kinds) backward; empty
@@ -272,6 +282,7 @@ PeerTimes mpi_times(MPI_Comm comm, const std::vector<std::int64_t>& shape, volff
                                : A::dft(r, n.data(), h, out, back, comm, FFTW_BACKWARD, fi);
   t.plan_seconds = max_over(comm, MPI_Wtime() - t0);
   if (!pf || !pb) throw std::runtime_error("FFTW-MPI could not plan this problem");
+  t.plan_forward = A::text(pf), t.plan_backward = A::text(pb);
   time_pairs<A>(t, pf, pb, in, bytes / sizeof(typename A::real), in_place, real, warmup, iters,
                 [&](double x) { return max_over(comm, x); }, [&] { MPI_Barrier(comm); }, companion);
   A::destroy(pf);
@@ -319,6 +330,7 @@ PeerTimes serial_times(const std::vector<std::int64_t>& shape, volfft::Kind kind
                                : A::serial_dft(r, n.data(), h, out, back, FFTW_BACKWARD, f);
   t.plan_seconds = MPI_Wtime() - t0;
   if (!pf || !pb) throw std::runtime_error("FFTW could not plan this problem");
+  t.plan_forward = A::text(pf), t.plan_backward = A::text(pb);
   time_pairs<A>(t, pf, pb, in, (real ? 2 * complex_count : 2 * total), in_place, real, warmup, iters,
                 [](double x) { return x; }, [] {}, companion);
   A::destroy(pf);

@@ -19,6 +19,10 @@ struct PeerTimes {
   std::vector<double> forward, backward;  // seconds per iteration, max over ranks
   double plan_seconds = 0;
   std::string mode;  // what exactly ran, for the table
+  /// FFTW's own account of the plans that ran (fftw_sprint_plan) on the calling rank: which
+  /// algorithm its planner chose, the draw that decides a ratio where FFTW_MEASURE picks between
+  /// plans of different speed from one planning to the next.
+  std::string plan_forward, plan_backward;
   /// The Companion's forward and backward seconds, from the same iterations (empty without one).
   std::vector<double> companion_forward, companion_backward;
 };

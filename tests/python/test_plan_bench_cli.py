@@ -254,6 +254,12 @@ def test_fftw_mpi_peer_runs_in_every_mode_and_the_fastest_is_compared(tmp_path):
         f"FFTW-MPI slab, {place}, {order}" for place in ("out-of-place", "in-place")
         for order in ("TRANSPOSED_OUT/IN", "natural order"))
     assert all(m["forward_median_ms"] > 0 and m["backward_median_ms"] > 0 for m in modes)
+    # FFTW's account of each plan that ran (fftw_sprint_plan): its MPI solvers, quotes and
+    # newlines of the text kept through the JSON.
+    for m in modes:
+        for key in ("fftw_plan_forward", "fftw_plan_backward"):
+            assert m[key].startswith("(mpi-") and m[key].endswith(")"), (m["mode"], key, m[key])
+    assert any("\n" in m["fftw_plan_forward"] for m in modes)
     totals = {m["mode"]: m["forward_median_ms"] + m["backward_median_ms"] for m in modes}
     # The fastest by the bench's exact medians (the JSON rounds them to 6 digits: a near tie
     # may order differently here).
