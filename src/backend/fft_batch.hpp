@@ -11,6 +11,7 @@
 #include <functional>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "volfft/options.hpp"
@@ -90,6 +91,33 @@ double best_seconds(int warmups, int runs, Body&& body) {
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
+}
+
+/// The shortest of `runs` timed runs of each of two candidates (seconds, steady clock), after
+/// `warmups` untimed runs of each: how a batch chooses between two ways to run (FFTW's plan or
+/// the columns, FFTW's threads or a split). The runs alternate, first-second, then
+/// second-first, and so on: this VM's pace moved by up to 1.5x between minutes and within jobs
+/// (docs/performance.md), and two blocks of runs one after the other would hand a change of pace
+/// to one candidate alone, and the choice with it.
+template <class First, class Second>
+std::pair<double, double> best_seconds_alternating(int warmups, int runs, First&& first, Second&& second) {
+  for (int r = 0; r < warmups; ++r) first(), second();
+  auto timed = [](auto&& body) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double best_first = 1e300, best_second = 1e300;
+  for (int r = 0; r < runs; ++r) {
+    if (r % 2 == 0) {
+      best_first = std::min(best_first, timed(first));
+      best_second = std::min(best_second, timed(second));
+    } else {
+      best_second = std::min(best_second, timed(second));
+      best_first = std::min(best_first, timed(first));
+    }
+  }
+  return {best_first, best_second};
 }
 
 /// Plan a batch with FFTW, its planner using `threads` threads. `plan_in`/`plan_out` are arrays

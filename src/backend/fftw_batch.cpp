@@ -214,7 +214,7 @@ class FftwBatch final : public FftBatch {
     if (fallback) unaligned_ = make(g, dims, loops, kinds_, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
     if (column_shaped) {
       // FFTW's plan of the whole batch (as it runs: threaded, split or blocked) against the
-      // columns, best of 3 runs each after one to warm up, on the planning arrays. The columns'
+      // columns, best of 3 runs each (alternating) after one to warm up, on the planning arrays. The columns'
       // plan is single-threaded: their threads run blocks of their own.
       std::unique_ptr<FftwColumns<Api>> made;
       {
@@ -222,8 +222,8 @@ class FftwBatch final : public FftBatch {
         made = std::make_unique<FftwColumns<Api>>(columns, sign, flags, threads);
       }
       void* out = g.in_place ? plan_in : plan_out;
-      const double fftw = best_seconds(1, 3, [&] { run_fftw(plan_in, out); });
-      const double by_columns = best_seconds(1, 3, [&] { made->execute(plan_in, out); });
+      const auto [fftw, by_columns] = best_seconds_alternating(
+          1, 3, [&] { run_fftw(plan_in, out); }, [&] { made->execute(plan_in, out); });
       if (by_columns < fftw) {
         columns_ = std::move(made);
         release_fftw_plans();  // never run again
@@ -360,11 +360,11 @@ class FftwBatch final : public FftBatch {
     }
     bool keep = rule == Forced::always;
     if (!keep) {
-      // Best of 3 runs each after one to warm up, on the planning arrays (overwritten by
+      // Best of 3 runs each (alternating) after one to warm up, on the planning arrays (overwritten by
       // measuring anyway).
       void* out = g.in_place ? plan_in : plan_out;
-      const double threaded = best_seconds(1, 3, [&] { run_threaded(primary_, plan_in, out); });
-      const double split = best_seconds(1, 3, [&] { run_parts(parts, plan_in, out); });
+      const auto [threaded, split] = best_seconds_alternating(
+          1, 3, [&] { run_threaded(primary_, plan_in, out); }, [&] { run_parts(parts, plan_in, out); });
       keep = split < threaded;
     }
     if (keep) {

@@ -12,8 +12,11 @@
 // is larger (src/backend/omp_team.hpp), and the application's default is left as it was.
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <complex>
 #include <cstdlib>
+#include <string>
+#include <thread>
 #include <vector>
 
 #if defined(VOLFFT_HAVE_OPENMP)
@@ -390,6 +393,24 @@ void threaded_batch_runs_in_its_threads() {
 }
 #endif
 
+// The timing that chooses between two ways to run a batch alternates its candidates' runs, so a
+// change of the machine's pace reaches both: warm-ups first, then first-second, second-first, ...
+// It returns each candidate's shortest run.
+void alternating_timing_interleaves() {
+  std::string order;
+  int second_runs = 0;
+  const auto [first, second] = best_seconds_alternating(
+      1, 3, [&] { order += 'a'; },
+      [&] {
+        order += 'b';
+        // The second candidate's first timed run is slow (a pause of the machine); its best is not.
+        if (++second_runs == 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      });
+  CHECK_MSG(order == "ab" "ab" "ba" "ab", "the runs went " << order);
+  CHECK_MSG(first >= 0 && first < 0.05, "the first candidate's best run took " << first << " s");
+  CHECK_MSG(second >= 0 && second < 0.05, "the second candidate's best run took " << second << " s: not the shortest");
+}
+
 int main() {
   return run_unit_tests("fftw_batch", {
 #if defined(VOLFFT_HAVE_OPENMP)
@@ -397,5 +418,6 @@ int main() {
 #endif
                                           {"split batches match one plan", split_batches_match_one_plan},
                                           {"batches match a direct DFT", batches_match_a_direct_dft},
-                                          {"columns match FFTW's plan", columns_match_fftw}});
+                                          {"columns match FFTW's plan", columns_match_fftw},
+                                          {"alternating timing interleaves", alternating_timing_interleaves}});
 }
