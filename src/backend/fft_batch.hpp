@@ -96,9 +96,9 @@ double best_seconds(int warmups, int runs, Body&& body) {
 /// The shortest of `runs` timed runs of each of two candidates (seconds, steady clock), after
 /// `warmups` untimed runs of each: how a batch chooses between two ways to run (FFTW's plan or
 /// the columns, FFTW's threads or a split). The runs alternate, first-second, then
-/// second-first, and so on: this VM's pace moved by up to 1.5x between minutes and within jobs
-/// (docs/performance.md), and two blocks of runs one after the other would hand a change of pace
-/// to one candidate alone, and the choice with it.
+/// second-first, and so on: a shared machine's pace moves (by up to 1.5x between minutes and
+/// within jobs on the project's 2-core VM, docs/performance.md), and two blocks of runs one after
+/// the other would hand a change of pace to one candidate alone, and the choice with it.
 template <class First, class Second>
 std::pair<double, double> best_seconds_alternating(int warmups, int runs, First&& first, Second&& second) {
   for (int r = 0; r < warmups; ++r) first(), second();
