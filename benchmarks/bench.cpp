@@ -26,6 +26,7 @@
 #include "fftw_mpi_peer.hpp"
 #include "floor.hpp"
 #include "median.hpp"
+#include "tune/json.hpp"  // the library's JSON writer (its strings escaped)
 #include "volfft/distribution.hpp"
 #include "volfft/plan.hpp"
 
@@ -618,18 +619,6 @@ void print_direction(const char* title, const DirectionResult& d, double gflop) 
   }
 }
 
-// `text` as a JSON string, quotes included (FFTW's plan texts hold quotes and newlines).
-std::string json_quoted(const std::string& text) {
-  std::string q = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') q += '\\', q += c;
-    else if (c == '\n') q += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) q += ' ';
-    else q += c;
-  }
-  return q + "\"";
-}
-
 void json_direction(std::ostream& os, const DirectionResult& d, double gflop) {
   const double m = median(d.times);
   os << "{\"median_ms\": " << m * 1e3 << ", \"min_ms\": " << *std::min_element(d.times.begin(), d.times.end()) * 1e3
@@ -909,8 +898,8 @@ int main(int argc, char** argv) {
              << median((*modes)[k].forward) * 1e3 << ", \"backward_median_ms\": " << median((*modes)[k].backward) * 1e3
              << ", \"plan_seconds\": " << (*modes)[k].plan_seconds << ", \"volfft_forward_median_ms\": " << mf * 1e3
              << ", \"volfft_backward_median_ms\": " << mb * 1e3
-             << ", \"fftw_plan_forward\": " << json_quoted((*modes)[k].plan_forward)
-             << ", \"fftw_plan_backward\": " << json_quoted((*modes)[k].plan_backward) << "}";
+             << ", \"fftw_plan_forward\": " << volfft::tune::Json::of((*modes)[k].plan_forward).dump()
+             << ", \"fftw_plan_backward\": " << volfft::tune::Json::of((*modes)[k].plan_backward).dump() << "}";
         }
         js << "]}";
         first = false;

@@ -79,17 +79,21 @@ std::unique_ptr<FftBatch> make_batch(const Options& options, Precision precision
 /// not part of the build.
 Backend choose_backend(MPI_Comm comm, const std::function<double(Backend)>& seconds_with);
 
-/// The shortest of `runs` timed runs of `body` (seconds, steady clock), after `warmups` untimed
-/// ones: how planning compares candidate FFT batches on its arrays (backends, split batches).
+/// Seconds one run of `body` takes (steady clock).
+template <class Body>
+double seconds_of(Body&& body) {
+  const auto t0 = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The shortest of `runs` timed runs of `body` (seconds), after `warmups` untimed ones: how
+/// planning times one candidate on its arrays (a backend, choose_backend).
 template <class Body>
 double best_seconds(int warmups, int runs, Body&& body) {
   for (int r = 0; r < warmups; ++r) body();
   double best = 1e300;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    body();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  for (int r = 0; r < runs; ++r) best = std::min(best, seconds_of(body));
   return best;
 }
 
@@ -102,19 +106,14 @@ double best_seconds(int warmups, int runs, Body&& body) {
 template <class First, class Second>
 std::pair<double, double> best_seconds_alternating(int warmups, int runs, First&& first, Second&& second) {
   for (int r = 0; r < warmups; ++r) first(), second();
-  auto timed = [](auto&& body) {
-    const auto t0 = std::chrono::steady_clock::now();
-    body();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   double best_first = 1e300, best_second = 1e300;
   for (int r = 0; r < runs; ++r) {
     if (r % 2 == 0) {
-      best_first = std::min(best_first, timed(first));
-      best_second = std::min(best_second, timed(second));
+      best_first = std::min(best_first, seconds_of(first));
+      best_second = std::min(best_second, seconds_of(second));
     } else {
-      best_second = std::min(best_second, timed(second));
-      best_first = std::min(best_first, timed(first));
+      best_second = std::min(best_second, seconds_of(second));
+      best_first = std::min(best_first, seconds_of(first));
     }
   }
   return {best_first, best_second};

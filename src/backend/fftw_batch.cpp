@@ -214,8 +214,8 @@ class FftwBatch final : public FftBatch {
     if (fallback) unaligned_ = make(g, dims, loops, kinds_, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
     if (column_shaped) {
       // FFTW's plan of the whole batch (as it runs: threaded, split or blocked) against the
-      // columns, best of 3 runs each (alternating) after one to warm up, on the planning arrays. The columns'
-      // plan is single-threaded: their threads run blocks of their own.
+      // columns, best of 3 runs each (alternating) after one to warm up, on the planning arrays.
+      // The columns' plan is single-threaded: their threads run blocks of their own.
       std::unique_ptr<FftwColumns<Api>> made;
       {
         PlannerThreads<Api> one(1);
@@ -360,8 +360,8 @@ class FftwBatch final : public FftBatch {
     }
     bool keep = rule == Forced::always;
     if (!keep) {
-      // Best of 3 runs each (alternating) after one to warm up, on the planning arrays (overwritten by
-      // measuring anyway).
+      // Best of 3 runs each (alternating) after one to warm up, on the planning arrays (overwritten
+      // by measuring anyway).
       void* out = g.in_place ? plan_in : plan_out;
       const auto [threaded, split] = best_seconds_alternating(
           1, 3, [&] { run_threaded(primary_, plan_in, out); }, [&] { run_parts(parts, plan_in, out); });

@@ -94,15 +94,15 @@ std::size_t last_level_cache_bytes() {
 // (`volfft-fftw-passes one-rank-r2c N`: one process, FFTW 3.3.10 measure, cache flushed between
 // calls, medians of 25; FFTW's 3-D plan -> planes), 128^3 / 256^3: forward out of place 17.4 ->
 // 14.7 / 176.0 -> 158.5 ms, in place 15.4 -> 12.8 / 170.7 -> 148.6; backward with the input kept
-// 27.4 -> 23.8 / 253.5 -> 216.4 (against the previous split: c2c over axes 0-1 from the input,
-// then c2r along axis 2), in place 19.0 -> 17.4 / 246.4 -> 210.9. With threads too: each thread takes its share of the planes one by one
-// and of axis 0's lines where the planning's timing finds that faster than FFTW's threads
-// (src/backend/fftw_batch.cpp). In the bench at 2 threads, in place, against FFTW's threaded
-// 3-D plan in the same iterations (volfft / FFTW, forward + backward; the 3-D plan -> split, two
-// jobs): r2c 128^3 1.06 -> 0.85-0.93, 256^3 1.01 -> 0.81-0.83; c2c 128^3 1.03 -> 0.96-1.00,
-// 256^3 1.08 -> 0.93-1.00. Not
-// measured beyond 2 threads (each batch's own choice is timed at planning), nor with ducc0,
-// which keeps the 3-D transform. A padded plan or one with trailing axes keeps its own ops.
+// 27.4 -> 23.8 / 253.5 -> 216.4 (against the previous split: c2c over axes 0-1 from the input, then
+// c2r along axis 2), in place 19.0 -> 17.4 / 246.4 -> 210.9. With threads too: each thread takes
+// its share of the planes one by one and of axis 0's lines where the planning's timing finds that
+// faster than FFTW's threads (src/backend/fftw_batch.cpp). In the bench at 2 threads, in place,
+// against FFTW's threaded 3-D plan in the same iterations (volfft / FFTW, forward + backward; the
+// 3-D plan -> split, two jobs): r2c 128^3 1.06 -> 0.85-0.93, 256^3 1.01 -> 0.81-0.83; c2c 128^3
+// 1.03 -> 0.96-1.00, 256^3 1.08 -> 0.93-1.00. Not measured beyond 2 threads (each batch's own
+// choice is timed at planning), nor with ducc0, which keeps the 3-D transform. A padded plan or one
+// with trailing axes keeps its own ops.
 //
 // The c2c of a whole 3-D array runs the same two batches the other way round: axis 0 first
 // (from the input into the output, or in place), where the FFTW backend runs it as columns
@@ -110,15 +110,15 @@ std::size_t last_level_cache_bytes() {
 // in place, one at a time. FFTW's 3-D c2c plan makes the same two passes, but its measurement
 // picks the plan for axis 0 from runs in cache and takes a slow one in about half the plannings
 // (that is the 26.0 against 32.5 ms of docs/performance.md), and out of place it runs the planes
-// from the input into the output, where a 256^2 plane (1 MiB) and its destination no longer fit
-// a core's cache. Measured (`volfft-fftw-passes one-rank N`: FFTW alone, one process, cache
-// flushed between calls, medians of 25; forward, FFTW's 3-D plan out of place / in place ->
-// axis 0 as columns, then planes): 128^3 48.0 / 45.1 -> 42.1 ms, 256^3 432.9 / 402.6 -> 350.4. Where the arrays stay in the cache, FFTW's 3-D plan is the
-// faster: c2c float 128^3 (16 MiB an array) took 1.14-1.18x FFTW's in-place 3-D plan split,
-// 1.10x whole (FFTW's out-of-place 3-D plan),
-// while c2c double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x
-// FFTW-MPI's fastest mode split. So a c2c splits only where one side's array (all fields) is more
-// than half the last-level cache.
+// from the input into the output, where a 256^2 plane (1 MiB) and its destination no longer fit a
+// core's cache. Measured (`volfft-fftw-passes one-rank N`: FFTW alone, one process, cache flushed
+// between calls, medians of 25; forward, FFTW's 3-D plan out of place / in place -> axis 0 as
+// columns, then planes): 128^3 48.0 / 45.1 -> 42.1 ms, 256^3 432.9 / 402.6 -> 350.4. Where the
+// arrays stay in the cache, FFTW's 3-D plan is the faster: c2c float 128^3 (16 MiB an array) took
+// 1.14-1.18x FFTW's in-place 3-D plan split, 1.10x whole (FFTW's out-of-place 3-D plan), while c2c
+// double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x FFTW-MPI's fastest
+// mode split. So a c2c splits only where one side's array (all fields) is more than half the
+// last-level cache.
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (options.backend != Backend::fftw) return false;
   if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;

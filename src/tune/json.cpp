@@ -68,6 +68,17 @@ struct Parser {
       if (s[i] == '\\') {
         if (++i >= s.size()) fail("bad escape");
         const char e = s[i];
+        if (e == 'u') {  // \u00XX: the control characters quote() writes so; nothing wider
+          const bool four_hex = i + 4 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+                                std::isxdigit(static_cast<unsigned char>(s[i + 2])) &&
+                                std::isxdigit(static_cast<unsigned char>(s[i + 3])) &&
+                                std::isxdigit(static_cast<unsigned char>(s[i + 4]));
+          const unsigned long code = four_hex ? std::strtoul(s.substr(i + 1, 4).c_str(), nullptr, 16) : 0x80;
+          if (code >= 0x80) fail("unsupported \\u escape (only \\u0000-\\u007f)");
+          out += static_cast<char>(code);
+          i += 5;
+          continue;
+        }
         out += e == 'n' ? '\n' : e == 't' ? '\t' : e;  // \" \\ \/ and the two above
       } else {
         out += s[i];
@@ -80,11 +91,21 @@ struct Parser {
   }
 };
 
+// Control characters as JSON requires them escaped (\n and \t by name, the others \u00XX), so
+// that strict readers (Python's json) take the text too: FFTW's plan texts in volfft-bench's JSON
+// hold newlines.
 std::string quote(const std::string& v) {
   std::string o = "\"";
   for (char c : v) {
     if (c == '"' || c == '\\') o += '\\';
     if (c == '\n') { o += "\\n"; continue; }
+    if (c == '\t') { o += "\\t"; continue; }
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char u[8];
+      std::snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      o += u;
+      continue;
+    }
     o += c;
   }
   return o + "\"";
