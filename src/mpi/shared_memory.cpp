@@ -15,6 +15,7 @@
 
 #include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
+#include "volfft/error.hpp"
 
 namespace volfft::mpi {
 namespace {
@@ -63,6 +64,13 @@ std::string shortage(std::size_t total, int node_size, const char* step, int err
 MPI_Comm split_by_node(MPI_Comm comm, int ranks_per_node) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
+  // Agreed first: a rank with 0 (MPI's nodes) would skip the MPI_Comm_split below that the
+  // others enter, and wait for them elsewhere (a deadlock, not an error).
+  int given[2] = {-std::max(ranks_per_node, 0), std::max(ranks_per_node, 0)};
+  check(MPI_Allreduce(MPI_IN_PLACE, given, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  if (-given[0] != given[1])
+    throw Error("volfft: ranks_per_node differs between ranks (from " + std::to_string(-given[0]) + " to " +
+                std::to_string(given[1]) + ", where 0 or less means MPI's nodes); every rank must pass the same value");
   MPI_Comm shared = MPI_COMM_NULL;
   check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
             "MPI_Comm_split_type");

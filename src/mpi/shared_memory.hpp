@@ -18,7 +18,8 @@ namespace volfft::mpi {
 /// The ranks of `comm` on this rank's node, as a new communicator (the caller frees it).
 /// A node is what MPI_COMM_TYPE_SHARED groups; with `ranks_per_node` > 0 it is further cut
 /// into pretend nodes of consecutive MPI_COMM_WORLD ranks (world rank / ranks_per_node), so
-/// that the same rule gives the same nodes on every communicator. Collective over `comm`.
+/// that the same rule gives the same nodes on every communicator. Collective over `comm`;
+/// throws volfft::Error on every rank alike when the ranks pass different `ranks_per_node`.
 MPI_Comm split_by_node(MPI_Comm comm, int ranks_per_node);
 
 /// One segment per rank of a node, all mapped by every rank of that node, so that a rank can

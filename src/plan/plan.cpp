@@ -23,7 +23,6 @@
 #include "plan/program.hpp"
 #include "core/description.hpp"
 #include "core/relabel.hpp"
-#include "core/hash.hpp"
 #include "core/trailing_axes.hpp"
 #include "plan/choose_axes.hpp"
 #include "plan/stage_ops.hpp"
@@ -739,8 +738,8 @@ void to_leading(std::optional<LocalArray>& a, std::size_t ndim, const char* name
 }
 
 // The leading plan of `shape` (core/trailing_axes.hpp), agreed: the checks of N-D arguments fail
-// on every rank alike, and every rank must pass the same trailing axes (the leading plan agrees
-// on the rest). User arrays (when given) become the leading plan's. Collective.
+// on every rank alike (that the ranks passed the same shape and kinds, agree_as_given has
+// checked). User arrays (when given) become the leading plan's. Collective.
 core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, const Options& options,
                                std::optional<LocalArray>* in = nullptr, std::optional<LocalArray>* out = nullptr) {
   core::LeadingPlan split;
@@ -756,13 +755,19 @@ core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& s
   } catch (const Error& e) {
     problem = e.what();
   }
-  core::Fnv1a h;
-  for (std::int64_t n : split.trailing.shape) h.mix(static_cast<std::uint64_t>(n));
-  for (AxisKind k : split.trailing.kinds) h.mix(static_cast<std::uint64_t>(k) + 1000);
-  mpi::agree_or_throw(comm, problem, static_cast<int>(h.value & 0x3fffffff),
-                      "volfft: ranks passed different shapes or kinds for the axes after the third (every rank must "
-                      "pass the same arguments)");
+  mpi::agree_or_throw(comm, problem);
   return split;
+}
+
+// The arguments as the user gave them, compared between ranks before anything reads them: the
+// split into leading and trailing axes and the relabelling of axes (core/relabel.hpp) follow
+// from them, so where ranks differ, what the plan agrees on later is no longer what they passed
+// (a shape they never gave, in another order, or only its first three axes), and a different
+// ranks_per_node would part the ranks at the node split. Validation comes later; here only the
+// comparison (one MPI_Allgather).
+void agree_as_given(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
+                    const Options& options) {
+  mpi::agree_on_arguments(comm, shape, kind, precision, options, "", 0);
 }
 
 }  // namespace
@@ -770,6 +775,7 @@ core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& s
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
            const Options& options) {
   mpi::require_communicator(comm, "volfft::Plan");
+  agree_as_given(comm, shape, kind, precision, options);
   // An N-D plan is the plan of its first three axes with the rest as interleaved fields.
   const core::LeadingPlan split = agreed_split(comm, shape, kind, options);
   // Untransformed axes go first where that moves less data (core/relabel.hpp), keeping the
@@ -786,6 +792,7 @@ Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Pre
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
            const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
   mpi::require_communicator(comm, "volfft::Plan");
+  agree_as_given(comm, shape, kind, precision, options);
   std::optional<LocalArray> leading_in = in, leading_out = out;
   const core::LeadingPlan split = agreed_split(comm, shape, kind, options, &leading_in, &leading_out);
   const core::Axes axes = plan::choose_axes(comm, split.shape, kind, precision, split.options, leading_in, leading_out);

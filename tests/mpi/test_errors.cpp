@@ -175,6 +175,31 @@ void arguments_differ_across_ranks(int rank, int size) {
                       Plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
                     }),
                     "wisdom_file is '' on rank 0 but '/tmp/volfft-test-wisdom-one-rank.json'" + on_odd);
+  // ranks_per_node parts the ranks at the node split (MPI_Comm_split), before the plan's other
+  // checks: a rank with 0 once skipped that split and the job hung.
+  expect_everywhere("one rank's ranks_per_node",
+                    error_of([&] {
+                      Options o = quick();
+                      o.ranks_per_node = rank == odd ? 1 : 0;
+                      Plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+                    }),
+                    "ranks_per_node is 0 on rank 0 but 1" + on_odd);
+  // Axes of kind 'none' are relabelled first (core/relabel.hpp); the comparison names what the
+  // ranks passed, not the relabelled shape (it once said "shape is (6, 8, 10) on rank 0").
+  expect_everywhere("one rank's kinds, relabelled",
+                    error_of([&] {
+                      Options o = quick();
+                      o.kinds = {AxisKind::dft, rank == odd ? AxisKind::none : AxisKind::dft, AxisKind::dft};
+                      Plan(MPI_COMM_WORLD, {8, 6, 10}, Kind::c2c, Precision::float64, o);
+                    }),
+                    "kinds is ['dft', 'dft', 'dft'] on rank 0 but ['dft', 'none', 'dft']" + on_odd);
+  expect_everywhere("one rank's grid, relabelled",
+                    error_of([&] {
+                      Options o = rank == odd ? with_grid(1, size) : with_grid(size, 1);
+                      o.kinds = {AxisKind::dft, AxisKind::none, AxisKind::dft};
+                      Plan(MPI_COMM_WORLD, {8, 6, 10}, Kind::c2c, Precision::float64, o);
+                    }),
+                    "grid is [" + std::to_string(size) + ", 1] on rank 0 but [1, " + std::to_string(size) + "]" + on_odd);
   // One rank's arguments are invalid by themselves: the others must not wait for it.
   expect_everywhere("one rank's invalid shape",
                     error_of([&] {

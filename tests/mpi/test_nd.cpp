@@ -170,10 +170,12 @@ void check_errors(int rank, int size) {
   o = Options{};
   const std::vector<Index> mine = rank == 0 ? std::vector<Index>{4, 3, 5, 2, 3} : std::vector<Index>{4, 3, 5, 3, 2};
   if (size > 1)
-    expect_everywhere("disagree", plan_error(mine, Kind::c2c, o), "ranks passed different shapes or kinds for the axes after the third");
+    expect_everywhere("disagree", plan_error(mine, Kind::c2c, o),
+                      "plan arguments differ across ranks: shape is (4, 3, 5, 2, 3) on rank 0 but (4, 3, 5, 3, 2) on rank 1");
   // A 3-D shape on one rank against a 4-D one on the others.
   const std::vector<Index> mixed = rank == 0 ? std::vector<Index>{4, 3, 5} : std::vector<Index>{4, 3, 5, 1};
-  if (size > 1) expect_everywhere("3-D and 4-D", plan_error(mixed, Kind::c2c, o), "ranks passed different");
+  if (size > 1)
+    expect_everywhere("3-D and 4-D", plan_error(mixed, Kind::c2c, o), "shape is (4, 3, 5) on rank 0 but (4, 3, 5, 1) on rank 1");
   // User arrays: no ghost layers (the trailing transforms would overwrite them), and an order of
   // all axes keeps the trailing ones last.
   LocalArray in;
