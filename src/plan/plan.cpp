@@ -22,6 +22,7 @@
 #include "plan/placement.hpp"
 #include "plan/program.hpp"
 #include "core/description.hpp"
+#include "core/overlap.hpp"
 #include "core/relabel.hpp"
 #include "core/trailing_axes.hpp"
 #include "plan/choose_axes.hpp"
@@ -669,6 +670,13 @@ void Plan::Impl::call(bool forward, const void* in, void* out, bool split, const
   if (problem.empty() && !bp.in_place && in == out && in != nullptr)
     problem = std::string("volfft: ") + name + " of this plan is out-of-place: in and out must differ (make the plan "
               "with Options::in_place to transform one array)";
+  // Arrays that share bytes without being one: the transform would read values it has already
+  // overwritten (at one rank the FFTs run from one into the other), silently.
+  const Index in_bytes = in_count * (forward ? bp.input_element_bytes() : bp.element_bytes);
+  const Index out_bytes = out_count * (forward ? bp.element_bytes : bp.input_element_bytes());
+  if (problem.empty() && !bp.in_place && core::overlapping(in, in_bytes, out, out_bytes))
+    problem = std::string("volfft: ") + name + ": in and out overlap (" + std::to_string(in_bytes) + " and " +
+              std::to_string(out_bytes) + " bytes on this rank); an out-of-place plan needs two separate arrays";
   if (problem.empty() && pending)
     problem = "volfft: this plan has a split-phase transform in progress: wait() for it first";
   const int call_id = (forward ? 1 : 2) + (split ? 2 : 0);

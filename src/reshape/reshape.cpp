@@ -15,6 +15,7 @@
 #include "core/cover.hpp"
 #include "core/engines.hpp"
 #include "core/option_table.hpp"
+#include "core/overlap.hpp"
 #include "exchange/exchange.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/check.hpp"
@@ -387,16 +388,6 @@ Reshape::~Reshape() {
 Reshape::Reshape(Reshape&&) noexcept = default;
 Reshape& Reshape::operator=(Reshape&&) noexcept = default;
 
-namespace {
-
-bool overlapping(const void* a, Index a_bytes, const void* b, Index b_bytes) {
-  if (!a || !b || a_bytes == 0 || b_bytes == 0) return false;
-  const auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
-  return pa < pb + static_cast<std::uintptr_t>(b_bytes) && pb < pa + static_cast<std::uintptr_t>(a_bytes);
-}
-
-}  // namespace
-
 void Reshape::execute(const void* in, void* out) {
   start(in, out, false);
   finish();
@@ -417,7 +408,7 @@ void Reshape::start(const void* src, void* dst, bool reversed) {
   if ((src == nullptr && src_bytes > 0) || (dst == nullptr && dst_bytes > 0))
     problem = std::string(call) + "the arrays must be non-null where they hold elements (" +
               std::to_string(src_count) + " read, " + std::to_string(dst_count) + " written on this rank)";
-  else if (overlapping(src, src_bytes, dst, dst_bytes))
+  else if (core::overlapping(src, src_bytes, dst, dst_bytes))
     problem = std::string(call) + "the arrays overlap; a reshape reads one array and writes another";
   else if (x.pending)
     problem = "volfft::Reshape: a split-phase reshape is in progress: finish() it first (Python: its request's wait())";

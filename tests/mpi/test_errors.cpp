@@ -340,7 +340,22 @@ void wrong_array_types(int rank, int size) {
                     error_of([&] { r2c.forward(fr.data(), fb.data()); }), "precision");
   expect_everywhere("in == out", error_of([&] { c2c.forward(a.data(), a.data()); }),
                     "forward of this plan is out-of-place: in and out must differ");
-  (void)rank;
+  // Arrays that share bytes without being one array: refused on every rank (they were accepted,
+  // and at one rank the forward read values it had already overwritten).
+  expect_everywhere("overlapping in and out", error_of([&] { c2c.forward(a.data(), a.data() + 1); }),
+                    "forward: in and out overlap");
+  expect_everywhere("overlapping c2r arrays", error_of([&] { r2c.backward(a.data(), reinterpret_cast<double*>(a.data()) + 3); }),
+                    "backward: in and out overlap");
+  // On one rank only (rank 0: it holds data at every size here): the others fail with it.
+  expect_everywhere("overlapping arrays on one rank",
+                    error_of([&] { c2c.backward(a.data(), rank == 0 ? a.data() + 2 : b.data()); }),
+                    "backward: in and out overlap");
+  if (size > 1)
+    expect_everywhere("overlapping arrays on one rank, named",
+                      error_of([&] { c2c.forward(a.data(), rank == 0 ? a.data() + 2 : b.data()); }), "(on rank 0)");
+  // Side by side is not overlapping.
+  const Index count = c2c.input_count();
+  CHECK_MSG(error_of([&] { c2c.forward(a.data(), a.data() + count); }).empty(), "adjacent arrays refused");
   (void)size;
 }
 
