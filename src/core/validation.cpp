@@ -75,6 +75,12 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
                   std::to_string(shape[a]) + " is too large");
     elements *= shape[a];
   }
+  // The fields too: every array holds batch of them (an N-D plan's trailing values are in batch
+  // by now, bounded with the axes in core/trailing_axes.cpp).
+  if (options.batch > 1 && options.batch > limit / elements)
+    throw Error("volfft: batch " + std::to_string(options.batch) + " of shape " + shape_text(shape) +
+                " has too many values (the product of the sizes and batch must stay below 2^58 so that byte counts "
+                "fit in 64 bits)");
   // Each option on its own (bounds, names, lengths), from the option table.
   for (const OptionSpec& spec : option_table()) check_option(spec, spec.get(options));
   const auto& g = options.grid;

@@ -78,6 +78,14 @@ void non_positive_sizes() {
                     error_of([] { Plan(MPI_COMM_WORLD, {2, 2, 2, 2}, Kind::r2c, Precision::float64,
                                        quick()); }),
                     "r2c plans take 2 or 3 axes; got shape with 4");
+  // The batch counts in the bound on values (it was left out: 2^54 points x 1024 fields made a
+  // plan whose counts had wrapped to 0, and forward(NULL, NULL) then passed the null check).
+  Options fields = quick();
+  fields.batch = 1024;
+  const Index big = Index{1} << 18;
+  expect_everywhere("batch beyond the bound",
+                    error_of([&] { Plan(MPI_COMM_WORLD, {big, big, big}, Kind::c2c, Precision::float64, fields); }),
+                    "batch 1024 of shape (262144, 262144, 262144) has too many values");
   Options o = quick();
   o.rank_order = {0, 0};
   expect_everywhere("rank_order not a permutation",
