@@ -83,6 +83,16 @@ std::string parse_array(const Index* r, int ndim, bool in, int rank, Parsed& p) 
              core::format_box(p.box, ndim);
     if (p.box.empty() && !holds) p.storage = p.box;
   }
+  // Counts and byte counts of the array must fit in 64 bits (as a plan's shape must: 2^58
+  // elements of up to 16 bytes, core/validation.cpp); a storage far beyond the box wrapped them.
+  Index elements = 1;
+  for (int k = 0; k < 3; ++k) {
+    Index extent = 0;
+    if (__builtin_sub_overflow(p.storage.hi[k], p.storage.lo[k], &extent) ||
+        __builtin_mul_overflow(elements, extent, &elements) || elements > (Index{1} << 58))
+      return who + "storage " + core::format_box(p.storage, ndim) +
+             " holds too many elements (they must stay below 2^58 so that byte counts fit in 64 bits)";
+  }
   return "";
 }
 

@@ -229,6 +229,12 @@ void errors(MPI_Comm comm, int rank, int size) {
   small.storage = in.box;
   small.storage.hi[2] -= 1;
   expect_everywhere("storage", attempt(shape, small, out), "storage [");
+  // A storage whose element count does not fit in 64 bits (the counts wrapped once).
+  LocalArray huge = in;
+  huge.storage = in.box;
+  huge.storage.lo[0] = -(Index{1} << 40), huge.storage.hi[1] = Index{1} << 40;
+  expect_everywhere("storage beyond the bound", attempt(shape, huge, out),
+                    "holds too many elements (they must stay below 2^58");
   Options node;
   node.engine = Engine::node;
   expect_everywhere("node", attempt(shape, in, out, node), "options.engine 'node' does not apply to a reshape");
