@@ -14,6 +14,7 @@
 #include "core/engines.hpp"
 #include "core/hash.hpp"
 #include "exchange/exchange.hpp"
+#include "mpi/agreement.hpp"
 #include "tune/wisdom.hpp"
 #include "volfft/error.hpp"
 #include "volfft/plan.hpp"
@@ -104,6 +105,34 @@ std::string workspace_problem(MPI_Comm comm, const std::vector<std::int64_t>& sh
   }
   MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
   return all_fit ? "" : "needs more than the given workspace of " + std::to_string(base.workspace_bytes) + " bytes";
+}
+
+// Whether a configuration read from a wisdom file is one this plan can take here (a file edited
+// by hand, or written for another communicator or options): "" or why not, the same on every
+// rank. Collective.
+std::string wisdom_problem(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
+                           const Options& base, const Candidate& c) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  std::string problem;
+  if (base.grid != std::array<int, 2>{0, 0} && c.grid != base.grid)
+    problem = "the plan's grid is fixed to " + std::to_string(base.grid[0]) + "x" + std::to_string(base.grid[1]);
+  else if (base.engine != Engine::automatic && c.engine != base.engine)
+    problem = std::string("the plan's engine is fixed to '") + to_string(base.engine) + "'";
+  if (problem.empty()) {
+    try {
+      (void)Plan::required_workspace_bytes(size, rank, shape, kind, precision, with(base, c));
+    } catch (const Error& e) {
+      problem = e.what();
+    }
+  }
+  try {
+    mpi::agree_or_throw(comm, problem);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 struct Timing {
@@ -199,7 +228,16 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
   if (!path.empty()) {
     key = wisdom_key(comm, shape, kind, precision, options, arrays_hash(comm, in, out));
     std::string message;
-    const WisdomState state = read_wisdom(comm, path, key, best, message, document);
+    WisdomState state = read_wisdom(comm, path, key, best, message, document);
+    if (state == WisdomState::found) {
+      std::string why = wisdom_problem(comm, shape, kind, precision, options, best);
+      if (why.rfind("volfft: ", 0) == 0) why.erase(0, 8);
+      if (!why.empty()) {
+        state = WisdomState::rejected;
+        message = "volfft: wisdom file '" + path + "' rejected (its entry for this problem, " + describe_candidate(best) +
+                  ", does not fit this plan: " + why + "); measuring instead and leaving the file unchanged";
+      }
+    }
     if (state == WisdomState::found && workspace_problem(comm, shape, kind, precision, options, best).empty()) {
       chosen.grid = best.grid, chosen.engine = best.engine, chosen.planes = best.planes;
       report = "volfft autotune: " + describe_candidate(best) + " from wisdom file '" + path + "' (not measured)";

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <unistd.h>
 
@@ -101,6 +102,34 @@ int main(int argc, char** argv) {
     {
       Plan plan(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float32, o);
       CHECK(plan.tuning_report().find("<- chosen") != std::string::npos);
+    }
+
+    // An entry whose configuration this plan cannot take (a file edited by hand, or written for
+    // another communicator): rejected with the reason, measured, the file left as it was. It
+    // once failed the plan ("grid 9x9 has 81 ranks"), naming neither the file nor the entry.
+    {
+      std::string edited;
+      if (rank == 0) {
+        std::ifstream f(path);
+        const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        edited = std::regex_replace(text, std::regex(R"("grid": \[\d+, \d+\])"), "\"grid\": [9, 9]");
+        CHECK_MSG(edited != text, "no grid to edit in " << text);
+        std::ofstream(path) << edited;
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      Plan plan(MPI_COMM_WORLD, shape, Kind::r2c, Precision::float64, o);
+      CHECK_MSG(plan.tuning_report().find("rejected (its entry for this problem, 9x9 ") != std::string::npos &&
+                    plan.tuning_report().find("grid 9x9 has 81 ranks but the communicator has") != std::string::npos,
+                plan.tuning_report());
+      CHECK(plan.tuning_report().find("<- chosen") != std::string::npos);
+      check_same_choice(plan, "after an entry that does not fit");
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == 0) {
+        std::ifstream f(path);
+        const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        CHECK(text == edited);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
     }
 
     // 3. Corrupt and foreign files: rejected with a message; planning goes on; file unchanged.
