@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "core/blueprint.hpp"
+#include "core/cover.hpp"
 
 namespace volfft::plan {
 
@@ -23,11 +25,35 @@ Axes choose_axes(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kin
   int size = 1, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
+  // Boxes that do not cover the array exactly once (a gap, an overlap, a box outside it) keep
+  // the user's axes, so that the error the plan reports later names them as the user gave
+  // them, not relabelled. Every rank gathers every box, whether relabelling applies on it or not.
+  std::int64_t mine[14] = {};
+  for (int side = 0; side < 2; ++side)
+    if (const auto& a = side == 0 ? in : out) {
+      mine[7 * side] = 1;
+      for (int k = 0; k < 3; ++k) mine[7 * side + 1 + k] = a->box.lo[k], mine[7 * side + 4 + k] = a->box.hi[k];
+    }
+  std::vector<std::int64_t> all(static_cast<std::size_t>(size) * 14);
+  MPI_Allgather(mine, 14, MPI_INT64_T, all.data(), 14, MPI_INT64_T, comm);
+  bool covered = shape.size() == 3;
+  for (int side = 0; covered && side < 2; ++side) {
+    std::vector<Box> boxes;
+    for (int r = 0; r < size; ++r) {
+      const std::int64_t* b = all.data() + static_cast<std::size_t>(r) * 14 + 7 * side;
+      if (!b[0]) break;
+      Box box;
+      for (int k = 0; k < 3; ++k) box.lo[k] = b[1 + k], box.hi[k] = b[4 + k];
+      boxes.push_back(box);
+    }
+    if (boxes.size() == static_cast<std::size_t>(size))
+      covered = core::check_cover({shape[0], shape[1], shape[2]}, boxes, 3, "boxes").empty();
+  }
   static const Axes candidates[6] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
   // kept[c]: this rank's elements already where candidate c's plan holds them; kept[6]: 1 when
   // relabelling does not apply here or something failed (then nobody relabels).
-  std::int64_t kept[7] = {0, 0, 0, 0, 0, 0, applies ? 0 : 1};
-  if (applies) {
+  std::int64_t kept[7] = {0, 0, 0, 0, 0, 0, applies && covered ? 0 : 1};
+  if (applies && covered) {
     try {
       for (int c = 0; c < 6; ++c) {
         const Axes& axes = candidates[c];

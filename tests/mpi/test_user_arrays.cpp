@@ -370,6 +370,21 @@ void errors(MPI_Comm comm, int rank, int size) {
                         Plan p(comm, shape, Kind::c2c, Precision::float64, {}, mine);
                       }),
                       "the in array is given on some ranks but not on others");
+  if (size == 2) {
+    // Bricks of a cube at 2 ranks split axis 2, which a plan relabels when the boxes are right;
+    // the error of wrong ones names the boxes as given (it printed them relabelled, and an
+    // index of the gap in the other axes).
+    LocalArray brick;
+    brick.box = bricks({8, 8, 8}, size)[static_cast<std::size_t>(rank)];
+    if (rank == 1) brick.box.lo[2] += 1;
+    expect_everywhere("gap in relabelled axes",
+                      error_of([&] { Plan p(comm, {8, 8, 8}, Kind::c2c, Precision::float64, {}, brick, brick); }),
+                      "they hold 448 of the array's 512 elements (index (0, 0, 4) belongs to no rank's box)");
+    if (rank == 1) brick.box.lo[2] -= 2;
+    expect_everywhere("overlap in relabelled axes",
+                      error_of([&] { Plan p(comm, {8, 8, 8}, Kind::c2c, Precision::float64, {}, brick, brick); }),
+                      "the boxes of ranks 0 [0, 8) x [0, 8) x [0, 4) and 1 [0, 8) x [0, 8) x [3, 8) overlap");
+  }
   std::vector<unsigned char> space(1 << 20);
   Options o;
   o.workspace = space.data(), o.workspace_bytes = space.size();
