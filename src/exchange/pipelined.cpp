@@ -237,9 +237,9 @@ std::string applies_pipelined(const Setup& s) {
   // Chunks of the output arrive while later chunks of the input are still to be read: with one
   // array for both (in place, one exchange) they would overwrite input not yet transformed.
   if (s.options.in_place && s.source_is_first && s.destination_is_last)
-    return "volfft: engine 'pipelined' does not apply to an in-place plan with one exchange (a slab grid): it "
-           "would write output chunks into the array while later input chunks are still to be read from it; "
-           "use another engine, or a pencil grid";
+    return "volfft: engine 'pipelined' does not apply to an in-place plan with one exchange (grid P x 1 or 1 x P): "
+           "it would write output chunks into the array while later input chunks are still to be read from it; "
+           "use another engine, an out-of-place plan, or a grid p0 x p1 with both above 1";
   const Index most = chunk_counts(s.transfer, chunking_of(s)).most;
   if (most <= INT_MAX) return "";
   return "volfft: engine 'pipelined' would move " + std::to_string(most) +

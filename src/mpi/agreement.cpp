@@ -126,4 +126,9 @@ void agree_or_throw(MPI_Comm comm, const std::string& local_error, int call, con
   throw Error(message + " (on rank " + std::to_string(first) + ")");
 }
 
+void throw_root_problem(MPI_Comm comm, const std::string& problem, int root) {
+  const std::string text = broadcast(comm, problem, root);
+  if (!text.empty()) throw Error(text);
+}
+
 }  // namespace volfft::mpi

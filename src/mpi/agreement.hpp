@@ -29,4 +29,9 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
 void agree_or_throw(MPI_Comm comm, const std::string& local_error, int call = 0,
                     const char* calls_differ = "");
 
+/// Collective over comm: rank `root`'s `problem` ("" if none; the other ranks' are ignored)
+/// thrown as volfft::Error on every rank with the same text, for checks one rank alone makes
+/// (a file that it alone reads): the message says so itself, no "(on rank r)" is added.
+void throw_root_problem(MPI_Comm comm, const std::string& problem, int root = 0);
+
 }  // namespace volfft::mpi

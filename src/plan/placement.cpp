@@ -30,7 +30,7 @@ std::vector<int> rank_order_from_map_file(MPI_Comm comm, const std::string& path
     }
   }
   MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, comm);
-  if (length < 0) throw Error("volfft: map_file '" + path + "' cannot be read (on rank 0)");
+  if (length < 0) throw Error("volfft: map_file '" + path + "' cannot be read by rank 0 (rank 0 alone reads it)");
   text.resize(static_cast<std::size_t>(length));
   if (length > 0) MPI_Bcast(&text[0], static_cast<int>(length), MPI_CHAR, 0, comm);
 

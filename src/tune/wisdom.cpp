@@ -28,7 +28,7 @@ std::string unusable(const std::string& path) {
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return "is a directory; expected a file path (the file is created if missing)";
     if (!S_ISREG(st.st_mode)) return "is not a regular file";
-    if (access(path.c_str(), R_OK | W_OK) != 0) return "cannot be read and written by this process";
+    if (access(path.c_str(), R_OK | W_OK) != 0) return "cannot be read and written";
     return "";
   }
   const std::size_t slash = path.find_last_of('/');
@@ -92,7 +92,7 @@ void check_wisdom_path(MPI_Comm comm, const std::string& path) {
     const std::string why = unusable(path);
     if (!why.empty()) problem = "volfft: wisdom_file '" + path + "' " + why;
   }
-  mpi::agree_or_throw(comm, problem);
+  mpi::throw_root_problem(comm, problem);
 }
 
 // Rank 0 reads the file; the outcome and the choice are broadcast so all ranks agree.

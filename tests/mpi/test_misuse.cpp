@@ -63,6 +63,9 @@ void unusable_wisdom_file() {
                       Plan p(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float64, o);
                     }),
                     "wisdom_file '/tmp' is a directory");
+  // Rank 0 alone looks at the file; a path every rank passed is not blamed on rank 0 alone.
+  const std::string message = error_of([&] { Plan p(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float64, o); });
+  CHECK_MSG(message.find("(on rank") == std::string::npos, message);
   o.wisdom_file = "/nonexistent-volfft-folder/wisdom.json";
   expect_everywhere("wisdom_file in a missing folder", error_of([&] {
                       Plan p(MPI_COMM_WORLD, {8, 8, 8}, Kind::c2c, Precision::float64, o);
