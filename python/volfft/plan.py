@@ -488,7 +488,9 @@ class Plan:
             user = _user_arrays(in_array, out_array, tuple(sizes), padding, library_options)
         except (TypeError, ValueError) as e:
             error = e
-        agree_on_errors(comm, error)
+        # padding becomes the grid the library is given: compared as the user gave it, or the
+        # library's message would name a shape no rank passed.
+        agree_on_errors(comm, error, same={"padding": padding})
         handle = native().Plan(comm, list(real_grid), kind, precision, library_options, *user)
         scale_backward = library_options.get("scale_backward", True)
         scale_forward = library_options.get("scale_forward", False)

@@ -84,6 +84,9 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
       } else {
         const core::OptionSpec& spec = *specs[static_cast<std::size_t>(f - kOptions)];
         name = spec.name, text = core::value_text(spec, spec.get(options));
+        // Defaults by what they mean (Python passes grid "auto" and no kinds as these).
+        if (text == "[]") text += " (the default)";
+        if (name == "grid" && text == "[0, 0]") text += " (automatic)";
       }
       const std::string first = broadcast(comm, text, 0), other = broadcast(comm, text, r);
       throw Error("volfft: plan arguments differ across ranks: " + name + " is " + first + " on rank 0 but " +

@@ -457,13 +457,7 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
   plan_out.order = core::user_order(bp.stages.back().order, ndim);
   user_in = plan_in, user_out = plan_out;
 
-  int given[2] = {in ? 1 : 0, out ? 1 : 0}, fewest[2], most[2];
-  mpi::check(MPI_Allreduce(given, fewest, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  mpi::check(MPI_Allreduce(given, most, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  for (int side = 0; side < 2; ++side)
-    if (fewest[side] != most[side])
-      throw Error(std::string("volfft: the ") + (side == 0 ? "in" : "out") +
-                  " array is given on some ranks but not on others (every rank gives it, or none)");
+  const int most[2] = {in ? 1 : 0, out ? 1 : 0};  // the same on every rank (agree_as_given)
   if (!most[0] && !most[1]) return;  // (a workspace with user arrays was refused by agreed_split)
   // A side is reshaped unless the user's arrays are the plan's own on every rank (cheap to
   // check; the Reshape checks the covers themselves).
@@ -773,9 +767,18 @@ core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& s
 // (a shape they never gave, in another order, or only its first three axes), and a different
 // ranks_per_node would part the ranks at the node split. Validation comes later; here only the
 // comparison (one MPI_Allgather).
+// Whether each rank gave an in and an out array is compared too: the two constructors (and a
+// plan with arrays on some sides) run different collectives after this.
 void agree_as_given(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
-                    const Options& options) {
+                    const Options& options, bool in_given = false, bool out_given = false) {
   mpi::agree_on_arguments(comm, shape, kind, precision, options, "", 0);
+  int given[4] = {in_given, out_given, -int{in_given}, -int{out_given}};
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, given, 4, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  for (int side = 0; side < 2; ++side)
+    if (given[side] != -given[side + 2])
+      throw Error(std::string("volfft: the ") + (side == 0 ? "in" : "out") +
+                  " array is given on some ranks but not on others (every rank passes one, or none: a rank "
+                  "that holds nothing passes an empty box)");
 }
 
 }  // namespace
@@ -800,7 +803,7 @@ Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Pre
 Plan::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
            const std::optional<LocalArray>& in, const std::optional<LocalArray>& out) {
   mpi::require_communicator(comm, "volfft::Plan");
-  agree_as_given(comm, shape, kind, precision, options);
+  agree_as_given(comm, shape, kind, precision, options, in.has_value(), out.has_value());
   std::optional<LocalArray> leading_in = in, leading_out = out;
   const core::LeadingPlan split = agreed_split(comm, shape, kind, options, &leading_in, &leading_out);
   const core::Axes axes = plan::choose_axes(comm, split.shape, kind, precision, split.options, leading_in, leading_out);

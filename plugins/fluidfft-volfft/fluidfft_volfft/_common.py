@@ -32,8 +32,11 @@ OPTIONS_VARIABLE = "FLUIDFFT_VOLFFT_OPTIONS"
 # The plugin's defaults: FFTW_MEASURE, as fluidfft's own FFTW back-ends use.
 DEFAULT_OPTIONS: Dict[str, Any] = {"effort": "measure"}
 
-# Options the plugin sets itself: fluidfft fixes the transform (real, double, its scaling).
-_FIXED = ("scale_backward", "scale_forward", "in_place", "kind", "dtype", "padding", "spectral_shape")
+# Options the plugin sets itself: fluidfft fixes the transform (real, double, its scaling, one
+# field per call, the input kept: only ifft_as_arg_destroy may overwrite it, and fluidsim relies
+# on that).
+_FIXED = ("scale_backward", "scale_forward", "in_place", "kind", "kinds", "dtype", "padding", "spectral_shape",
+          "batch", "batch_layout", "destroy_input")
 
 _ALIGNMENT = 64  # bytes: volfft plans FFTW on cache-line aligned buffers
 
@@ -84,7 +87,8 @@ def plan_options(cls_options: Dict[str, Any]) -> Dict[str, Any]:
     fixed = sorted(set(options) & set(_FIXED))
     if fixed:
         raise ValueError(f"fluidfft-volfft: {', '.join(fixed)} cannot be chosen: fluidfft fixes the "
-                         "transform (real to complex, double precision, 1/N on the forward side)")
+                         "transform (real to complex, double precision, 1/N on the forward side, one "
+                         "field per call, the input of ifft_as_arg kept)")
     return options
 
 

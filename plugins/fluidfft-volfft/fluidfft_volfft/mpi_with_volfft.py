@@ -78,6 +78,11 @@ class FFT3DMPIWithVolfft(VolfftFFTBase, BaseFFTMPI):
         # BaseFFTMPI takes the rank and size from fluiddyn.util.mpi, which only knows about
         # MPI when launched by a known mpirun; the plan's communicator is the truth.
         self.nb_proc, self.rank, self.comm = comm.size, comm.rank, comm
+        # BaseFFTMPI also sets _is_mpi_lib per rank (this rank's block differs from the whole
+        # array); where one rank holds it all (n1 == 1 on a 1 x P grid), that rank alone skipped
+        # gather_Xspace's collective and the others hung. _use_plan's value is the same on
+        # every rank: put it back.
+        self._is_mpi_lib = comm.size > 1
 
     def get_dimX_K(self):
         """Real-space axis of each spectral axis: volfft's output memory order."""

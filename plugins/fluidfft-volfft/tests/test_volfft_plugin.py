@@ -204,6 +204,25 @@ class Values(unittest.TestCase):
         np.testing.assert_array_equal(op.gather_Xspace(local, root=None), field)
         np.testing.assert_array_equal(op.scatter_Xspace(field if COMM.rank == 0 else None, root=0), local)
 
+    def test_3d_whole_arrays_with_empty_ranks(self):
+        """ny = 1 on a 1 x P grid: rank 0 holds the whole real-space array. fluidfft's
+        BaseFFTMPI set _is_mpi_lib per rank over the plugin's, so rank 0 returned from
+        gather_Xspace at once and the others hung in its collective."""
+        op = _fft3d_with_options({"grid": (1, COMM.size)})(5, 1, 6)
+        field = _global_field((5, 1, 6), seed=11)
+        local = _local_block(op, field)
+        whole = op.gather_Xspace(local, root=0)
+        if COMM.rank == 0:
+            np.testing.assert_array_equal(whole, field)
+        np.testing.assert_array_equal(op.gather_Xspace(local, root=None), field)
+        np.testing.assert_array_equal(op.scatter_Xspace(field if COMM.rank == 0 else None, root=0), local)
+
+    def test_options_that_change_the_transform_are_refused(self):
+        for options in ({"destroy_input": True}, {"batch": 2}, {"batch_layout": "inner"}, {"kinds": ("dft",) * 3}):
+            with self.subTest(options=options):
+                with self.assertRaisesRegex(ValueError, "cannot be chosen: fluidfft fixes the transform"):
+                    _fft3d_with_options(options)(4, 4, 4)
+
     def test_2d_derivatives_through_operators(self):
         nx, ny, lx, ly = 24, 16, 2 * pi, 3 * pi
         op = OperatorsPseudoSpectral2D(nx, ny, lx, ly, fft=METHOD_2D)

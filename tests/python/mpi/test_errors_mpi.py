@@ -92,6 +92,26 @@ def test_scatter_gather_arguments_differing_across_ranks(comm, which, argument):
 
 
 @pytest.mark.skipif(SIZE < 2, reason="needs 2 ranks to pass different arguments")
+def test_padding_differing_across_ranks_is_named(comm):
+    """padding becomes the library's grid: the message named a shape no rank had passed."""
+    padding = 1.5 if comm.rank == SIZE - 1 else None
+    with pytest.raises(ValueError, match=r"padding: every rank must pass the same value; rank 0 passed None, "
+                                         rf"rank {SIZE - 1} passed 1\.5"):
+        volfft.Plan(comm, (7, 5, 3), padding=padding, effort="estimate")
+
+
+@pytest.mark.skipif(SIZE < 2, reason="needs 2 ranks to pass different arguments")
+@pytest.mark.parametrize("side", ["in_array", "out_array"])
+def test_user_array_on_some_ranks_only(comm, side):
+    """An array on one rank and None on the others took two constructors with different
+    collectives: every rank hung. Now the same error everywhere."""
+    box = volfft.bricks((4, 3, 2), SIZE)[comm.rank] if comm.rank == SIZE - 1 else None
+    which = "in" if side == "in_array" else "out"
+    with pytest.raises(ValueError, match=rf"the {which} array is given on some ranks but not on others"):
+        volfft.Plan(comm, (4, 3, 2), effort="estimate", **{side: box})
+
+
+@pytest.mark.skipif(SIZE < 2, reason="needs 2 ranks to pass different arguments")
 def test_call_type_error_on_one_rank_is_a_type_error_everywhere(comm):
     """A wrong dtype on one rank's forward: TypeError on every rank (the others raised
     VolfftError), with that rank's message."""
