@@ -217,6 +217,19 @@ class Values(unittest.TestCase):
         np.testing.assert_array_equal(op.gather_Xspace(local, root=None), field)
         np.testing.assert_array_equal(op.scatter_Xspace(field if COMM.rank == 0 else None, root=0), local)
 
+    def test_3d_operators_where_a_rank_would_hold_everything(self):
+        """ny = 1: volfft's rule takes the grid 1 x P, where rank 0 holds the whole real-space
+        array; fluidfft's operators decide per rank that they are not distributed and ran their
+        spectra's collectives on the other ranks only (a hang). The plugin takes slabs there
+        (other rank counts may take another grid on which no rank holds everything)."""
+        op = OperatorsPseudoSpectral3D(6, 1, 5, 1.0, 1.0, 1.0, fft=METHOD_3D)
+        fft = op.oper_fft
+        holds_all = COMM.allreduce(int(tuple(fft.get_shapeX_loc()) == tuple(fft.get_shapeX_seq())), op=MPI.MAX)
+        self.assertEqual(bool(holds_all), COMM.size == 1, fft.plan.grid)
+        energy = np.abs(op.create_arrayK(1.0)) ** 2
+        spectra = op.compute_1dspectra(energy)
+        self.assertTrue(all(np.all(np.isfinite(s)) for s in spectra))
+
     def test_options_that_change_the_transform_are_refused(self):
         for options in ({"destroy_input": True}, {"batch": 2}, {"batch_layout": "inner"}, {"kinds": ("dft",) * 3}):
             with self.subTest(options=options):
