@@ -765,10 +765,10 @@ core::LeadingPlan agreed_split(MPI_Comm comm, const std::vector<std::int64_t>& s
 // split into leading and trailing axes and the relabelling of axes (core/relabel.hpp) follow
 // from them, so where ranks differ, what the plan agrees on later is no longer what they passed
 // (a shape they never gave, in another order, or only its first three axes), and a different
-// ranks_per_node would part the ranks at the node split. Validation comes later; here only the
-// comparison (one MPI_Allgather).
-// Whether each rank gave an in and an out array is compared too: the two constructors (and a
-// plan with arrays on some sides) run different collectives after this.
+// ranks_per_node would part the ranks at the node split. Whether each rank gave an in and an out
+// array is compared too: the two constructors (and a plan with arrays on some sides) run
+// different collectives after this. Validation comes later; here only the comparison (one
+// MPI_Allgather, one MPI_Allreduce).
 void agree_as_given(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision,
                     const Options& options, bool in_given = false, bool out_given = false) {
   mpi::agree_on_arguments(comm, shape, kind, precision, options, "", 0);
