@@ -191,12 +191,8 @@ class Values(unittest.TestCase):
                 self.assertEqual(op.plan.staging_bytes, 0)
                 np.testing.assert_array_equal(op.gather_Xspace(local), field)
 
-    def test_2d_whole_arrays_with_empty_ranks(self):
-        """One row: rank 0 holds the whole real-space array and the others none. gather_Xspace
-        and scatter_Xspace are collective on every rank all the same (rank 0 returned at once,
-        deciding alone that nothing was distributed, and the others hung in the gather)."""
-        op = import_fft_class(METHOD_2D)(1, 8)
-        field = _global_field((1, 8), seed=9)
+    def check_whole_arrays(self, op, field):
+        """gather_Xspace to rank 0 and to all, scatter_Xspace from rank 0: the global field."""
         local = _local_block(op, field)
         whole = op.gather_Xspace(local, root=0)
         if COMM.rank == 0:
@@ -204,18 +200,21 @@ class Values(unittest.TestCase):
         np.testing.assert_array_equal(op.gather_Xspace(local, root=None), field)
         np.testing.assert_array_equal(op.scatter_Xspace(field if COMM.rank == 0 else None, root=0), local)
 
+    def test_2d_whole_arrays_with_empty_ranks(self):
+        """One row: rank 0 holds the whole real-space array and the others none. gather_Xspace
+        and scatter_Xspace are collective on every rank all the same (rank 0 returned at once,
+        deciding alone that nothing was distributed, and the others hung in the gather)."""
+        op = import_fft_class(METHOD_2D)(1, 8)
+        field = _global_field((1, 8), seed=9)
+        self.check_whole_arrays(op, field)
+
     def test_3d_whole_arrays_with_empty_ranks(self):
         """ny = 1 on a 1 x P grid: rank 0 holds the whole real-space array. fluidfft's
         BaseFFTMPI set _is_mpi_lib per rank over the plugin's, so rank 0 returned from
         gather_Xspace at once and the others hung in its collective."""
         op = _fft3d_with_options({"grid": (1, COMM.size)})(5, 1, 6)
         field = _global_field((5, 1, 6), seed=11)
-        local = _local_block(op, field)
-        whole = op.gather_Xspace(local, root=0)
-        if COMM.rank == 0:
-            np.testing.assert_array_equal(whole, field)
-        np.testing.assert_array_equal(op.gather_Xspace(local, root=None), field)
-        np.testing.assert_array_equal(op.scatter_Xspace(field if COMM.rank == 0 else None, root=0), local)
+        self.check_whole_arrays(op, field)
 
     def test_3d_operators_where_a_rank_would_hold_everything(self):
         """ny = 1: volfft's rule takes the grid 1 x P, where rank 0 holds the whole real-space
