@@ -58,9 +58,9 @@ struct Phase {
 ///
 /// Contracts: construction and destruction are collective over `comm`. forward()/backward()
 /// are collective; every rank passes arrays of input_count()/output_count() elements of the
-/// plan's precision, which must not overlap; the input array is not modified. In-place plans
-/// (Options::in_place) take one array as both in and out instead, of in_place_bytes(). Nothing is
-/// allocated by volfft in forward()/backward() (checked for every engine, kind and backend), with one
+/// plan's precision, which must not overlap (arrays that share bytes are refused on every rank);
+/// the input array is not modified. In-place plans (Options::in_place) take one array as both in
+/// and out instead, of in_place_bytes(). Nothing is allocated by volfft in forward()/backward() (checked for every engine, kind and backend), with one
 /// exception: with Backend::ducc0, ducc0's multi-dimensional transforms take their scratch (a few
 /// lines of one axis per thread) and iterators from the heap on every call. FFTW's and MPI's own
 /// code may allocate inside their calls (some FFTW plans take buffers per execute; non-blocking

@@ -126,7 +126,8 @@ volfft_status volfft_plan_create_on_arrays(MPI_Comm comm, int ndim, const int64_
 /* Collective. Accepts NULL. */
 volfft_status volfft_plan_destroy(volfft_plan plan);
 
-/* Collective. in/out as Plan::forward_raw / backward_raw. */
+/* Collective. in/out as Plan::forward_raw / backward_raw: two arrays that do not overlap (one
+ * array for a plan made in place); overlapping arrays are VOLFFT_ERROR_ARGUMENT on every rank. */
 volfft_status volfft_forward(volfft_plan plan, const void* in, void* out);
 volfft_status volfft_backward(volfft_plan plan, const void* in, void* out);
 
