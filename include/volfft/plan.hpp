@@ -56,15 +56,16 @@ struct Phase {
 /// sides, of the same shape; each axis is transformed by its Options::kinds entry (FFTW's r2r
 /// conventions), and the backward applies the inverse kinds.
 ///
-/// Contracts: construction and destruction are collective over `comm`. forward()/backward()
-/// are collective; every rank passes arrays of input_count()/output_count() elements of the
-/// plan's precision, which must not overlap (arrays that share bytes are refused on every rank);
-/// the input array is not modified. In-place plans (Options::in_place) take one array as both in
-/// and out instead, of in_place_bytes(). Nothing is allocated by volfft in forward()/backward() (checked for every engine, kind and backend), with one
-/// exception: with Backend::ducc0, ducc0's multi-dimensional transforms take their scratch (a few
-/// lines of one axis per thread) and iterators from the heap on every call. FFTW's and MPI's own
-/// code may allocate inside their calls (some FFTW plans take buffers per execute; non-blocking
-/// collectives, their schedules). A Plan is not thread-safe.
+/// Contracts: construction and destruction are collective over `comm`. forward()/backward() are
+/// collective; every rank passes arrays of input_count()/output_count() elements of the plan's
+/// precision, which must not overlap (arrays that share bytes are refused on every rank); the input
+/// array is not modified. In-place plans (Options::in_place) take one array as both in and out
+/// instead, of in_place_bytes(). Nothing is allocated by volfft in forward()/backward() (checked
+/// for every engine, kind and backend), with one exception: with Backend::ducc0, ducc0's
+/// multi-dimensional transforms take their scratch (a few lines of one axis per thread) and
+/// iterators from the heap on every call. FFTW's and MPI's own code may allocate inside their calls
+/// (some FFTW plans take buffers per execute; non-blocking collectives, their schedules). A Plan is
+/// not thread-safe.
 class Plan {
  public:
   Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind = Kind::c2c,
