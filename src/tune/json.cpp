@@ -79,7 +79,12 @@ struct Parser {
           i += 5;
           continue;
         }
-        out += e == 'n' ? '\n' : e == 't' ? '\t' : e;  // \" \\ \/ and the two above
+        // JSON's named escapes; any other letter is not JSON (it was once read as itself, so a
+        // \r from another writer became an 'r').
+        static const std::string named = "\"\\/bfnrt", meaning = "\"\\/\b\f\n\r\t";
+        const std::size_t k = named.find(e);
+        if (k == std::string::npos) fail("bad escape (JSON's are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)");
+        out += meaning[k];
       } else {
         out += s[i];
       }
