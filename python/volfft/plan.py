@@ -477,12 +477,15 @@ class Plan:
         # Check types and names on every rank, then agree: an argument wrong on one rank only
         # must raise everywhere, not leave the other ranks waiting inside the library.
         error: Optional[Exception] = None
+        given_padding = None  # padding as compared between ranks: a number or a tuple, never an array
         try:
             kind = _check_kind(kind)
             sizes = _check_shape(shape)
             precision, input_dtype, output_dtype = _check_dtype(dtype, kind)
             spectral = sizes
             real_grid = _padded_grid(sizes, padding)
+            if padding is not None:
+                given_padding = padding if np.isscalar(padding) else tuple(padding)
             library_options = _library_options(options, placement, spectral if padding is not None else None)
             native().check_options(library_options)  # types and values, by the library's table
             user = _user_arrays(in_array, out_array, tuple(sizes), padding, library_options)
@@ -490,7 +493,7 @@ class Plan:
             error = e
         # padding becomes the grid the library is given: compared as the user gave it, or the
         # library's message would name a shape no rank passed.
-        agree_on_errors(comm, error, same={"padding": padding})
+        agree_on_errors(comm, error, same={"padding": given_padding})
         handle = native().Plan(comm, list(real_grid), kind, precision, library_options, *user)
         scale_backward = library_options.get("scale_backward", True)
         scale_forward = library_options.get("scale_forward", False)

@@ -100,6 +100,13 @@ def test_padding_differing_across_ranks_is_named(comm):
         volfft.Plan(comm, (7, 5, 3), padding=padding, effort="estimate")
 
 
+def test_padding_as_an_array_is_compared_by_value(comm):
+    """The comparison of padding between ranks once compared numpy arrays with != and raised
+    numpy's "truth value of an array is ambiguous" for a valid padding."""
+    with volfft.Plan(comm, (8, 6, 4), padding=np.array([1.5, 1.5, 1.5]), effort="estimate") as plan:
+        assert plan.shape == (12, 9, 6)
+
+
 @pytest.mark.skipif(SIZE < 2, reason="needs 2 ranks to pass different arguments")
 @pytest.mark.parametrize("side", ["in_array", "out_array"])
 def test_user_array_on_some_ranks_only(comm, side):
