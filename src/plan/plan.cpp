@@ -196,13 +196,10 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   if (options.min_memory && options.backend == Backend::fftw) options.effort = Effort::estimate;
   if (options.wisdom_file.empty())
     if (const char* env = std::getenv("VOLFFT_WISDOM")) options.wisdom_file = env;
-  int uses[2] = {options.map_file.empty() ? 0 : 1, options.rank_order.empty() ? 0 : 1};
-  int lowest[2], highest[2];
-  mpi::check(MPI_Allreduce(uses, lowest, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  mpi::check(MPI_Allreduce(uses, highest, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  if (lowest[0] != highest[0])
-    throw Error("volfft: map_file is given on some ranks but not on others (every rank must pass it)");
-  if (highest[0] && highest[1]) throw Error("volfft: give either rank_order or map_file, not both");
+  // map_file and rank_order are the same on every rank (Plan compared them as given), so this
+  // fails on every rank alike.
+  if (!options.map_file.empty() && !options.rank_order.empty())
+    throw Error("volfft: give either rank_order or map_file, not both");
   if (!options.map_file.empty()) options.rank_order = plan::rank_order_from_map_file(comm, options.map_file, options.coordinate);
 
   const NodeFacts where = node_facts(comm, options);

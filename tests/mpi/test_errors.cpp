@@ -62,7 +62,7 @@ void wrong_grid_product(int size) {
                     size == 1 ? "" : "2-D arrays are decomposed in slabs only");
 }
 
-void non_positive_sizes() {
+void non_positive_sizes(int size) {
   expect_everywhere("shape (8,0,8)",
                     error_of([] { Plan(MPI_COMM_WORLD, {8, 0, 8}, Kind::c2c, Precision::float64,
                                        quick()); }),
@@ -86,6 +86,12 @@ void non_positive_sizes() {
   expect_everywhere("batch beyond the bound",
                     error_of([&] { Plan(MPI_COMM_WORLD, {big, big, big}, Kind::c2c, Precision::float64, fields); }),
                     "batch 1024 of shape (262144, 262144, 262144) has too many values");
+  Options both = quick();
+  both.map_file = "/nonexistent-volfft.map";
+  for (int g = 0; g < size; ++g) both.rank_order.push_back(g);
+  expect_everywhere("rank_order and map_file",
+                    error_of([&] { Plan(MPI_COMM_WORLD, {4, 4, 4}, Kind::c2c, Precision::float64, both); }),
+                    "give either rank_order or map_file, not both");
   Options o = quick();
   o.rank_order = {0, 0};
   expect_everywhere("rank_order not a permutation",
@@ -183,6 +189,14 @@ void arguments_differ_across_ranks(int rank, int size) {
                       Plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
                     }),
                     "wisdom_file is '' on rank 0 but '/tmp/volfft-test-wisdom-one-rank.json'" + on_odd);
+  // A map file on some ranks only: they would read it and the others not (a collective).
+  expect_everywhere("one rank's map_file",
+                    error_of([&] {
+                      Options o = quick();
+                      if (rank == odd) o.map_file = "/nonexistent-volfft.map";
+                      Plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+                    }),
+                    "map_file is '' on rank 0 but '/nonexistent-volfft.map'" + on_odd);
   // ranks_per_node parts the ranks at the node split (MPI_Comm_split), before the plan's other
   // checks: a rank with 0 once skipped that split and the job hung.
   expect_everywhere("one rank's ranks_per_node",
@@ -512,7 +526,7 @@ int main(int argc, char** argv) {
     if (one_case == "null-workspace-on-one-rank") return null_workspace_on_one_rank(rank, size);
     if (!one_case.empty()) throw std::invalid_argument("unknown --case " + one_case);
     wrong_grid_product(size);
-    non_positive_sizes();
+    non_positive_sizes(size);
     arguments_differ_across_ranks(rank, size);
     workspace_too_small_on_one_rank(rank, size);
     Options pencil;
