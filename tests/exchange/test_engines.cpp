@@ -1,7 +1,8 @@
 // Every exchange engine alone, without FFTs: each rank fills its stage array with a function of
 // the global index, the engine moves it, and every element must arrive where the next stage's
 // box says, scaled as asked. Every engine x every grid of the communicator x uneven, prime and
-// short shapes (empty ranks) x both directions x both precisions, at any process count.
+// short shapes (empty ranks) x both directions x both precisions, at any process count. Also the
+// node engine's split into nodes, given different ranks_per_node.
 #include <climits>
 #include <complex>
 #include <cstdio>
@@ -10,6 +11,8 @@
 #include "core/blueprint.hpp"
 #include "core/engines.hpp"
 #include "exchange/exchange.hpp"
+#include "mpi/shared_memory.hpp"
+#include "support/errors.hpp"
 #include "support/mpi_main.hpp"
 
 using namespace volfft;
@@ -155,5 +158,14 @@ int main(int argc, char** argv) {
     }
     exchange::set_displacement_limit(INT_MAX);
     if (rank == 0) std::printf("%d engine exchanges checked\n", cases);
+    // The node engine's split into (pretend) nodes agrees on ranks_per_node itself: a rank with 0
+    // (MPI's nodes) skipped the MPI_Comm_split the others entered, a hang for any caller that
+    // had not compared the value first (a Plan now does).
+    if (size > 1)
+      volfft_test::expect_everywhere("split_by_node, one rank's ranks_per_node", volfft_test::error_of([&] {
+                                       MPI_Comm node = mpi::split_by_node(MPI_COMM_WORLD, rank == size - 1 ? 1 : 0);
+                                       MPI_Comm_free(&node);
+                                     }),
+                                     "ranks_per_node differs between ranks (from 0 to 1");
   });
 }
