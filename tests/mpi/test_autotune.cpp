@@ -107,19 +107,21 @@ int main(int argc, char** argv) {
     // An entry whose configuration this plan cannot take (a file edited by hand, or written for
     // another communicator): rejected with the reason, measured, the file left as it was. It
     // once failed the plan ("grid 9x9 has 81 ranks"), naming neither the file nor the entry.
-    {
+    // `grid` replaces every entry's grid; `options` plans again; `reason` must be reported.
+    auto rejected_after_edit = [&](const Options& options, const std::string& grid, const std::string& entry,
+                                   const std::string& reason) {
       std::string edited;
       if (rank == 0) {
         std::ifstream f(path);
         const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-        edited = std::regex_replace(text, std::regex(R"("grid": \[\d+, \d+\])"), "\"grid\": [9, 9]");
+        edited = std::regex_replace(text, std::regex(R"("grid": \[\d+, \d+\])"), "\"grid\": " + grid);
         CHECK_MSG(edited != text, "no grid to edit in " << text);
         std::ofstream(path) << edited;
       }
       MPI_Barrier(MPI_COMM_WORLD);
-      Plan plan(MPI_COMM_WORLD, shape, Kind::r2c, Precision::float64, o);
-      CHECK_MSG(plan.tuning_report().find("rejected (its entry for this problem, 9x9 ") != std::string::npos &&
-                    plan.tuning_report().find("grid 9x9 has 81 ranks but the communicator has") != std::string::npos,
+      Plan plan(MPI_COMM_WORLD, shape, Kind::r2c, Precision::float64, options);
+      CHECK_MSG(plan.tuning_report().find("rejected (its entry for this problem, " + entry) != std::string::npos &&
+                    plan.tuning_report().find(reason) != std::string::npos,
                 plan.tuning_report());
       CHECK(plan.tuning_report().find("<- chosen") != std::string::npos);
       check_same_choice(plan, "after an entry that does not fit");
@@ -130,6 +132,20 @@ int main(int argc, char** argv) {
         CHECK(text == edited);
       }
       MPI_Barrier(MPI_COMM_WORLD);
+    };
+    rejected_after_edit(o, "[9, 9]", "9x9 ", "grid 9x9 has 81 ranks but the communicator has");
+    // A grid the user fixed is kept: an entry (under that grid's key) with another grid is not
+    // taken, though that grid would be valid here.
+    {
+      Options fixed = o;
+      fixed.grid = {size, 1};
+      if (rank == 0) std::remove(path.c_str());
+      MPI_Barrier(MPI_COMM_WORLD);
+      { Plan measured(MPI_COMM_WORLD, shape, Kind::r2c, Precision::float64, fixed); }  // writes its entry
+      MPI_Barrier(MPI_COMM_WORLD);
+      const std::string other = "1x" + std::to_string(size);
+      rejected_after_edit(fixed, "[1, " + std::to_string(size) + "]", other + " ",
+                          "the plan's grid is fixed to " + std::to_string(size) + "x1");
     }
 
     // 3. Corrupt and foreign files: rejected with a message; planning goes on; file unchanged.
