@@ -107,15 +107,21 @@ int main(int argc, char** argv) {
     // An entry whose configuration this plan cannot take (a file edited by hand, or written for
     // another communicator): rejected with the reason, measured, the file left as it was. It
     // once failed the plan ("grid 9x9 has 81 ranks"), naming neither the file nor the entry.
-    // `grid` replaces every entry's grid; `options` plans again; `reason` must be reported.
-    auto rejected_after_edit = [&](const Options& options, const std::string& grid, const std::string& entry,
-                                   const std::string& reason) {
+    // `field` ("grid" or "engine") of every entry becomes `value`; `options` plans again;
+    // `reason` must be reported.
+    auto rejected_after_edit = [&](const Options& options, const std::string& field, const std::string& value,
+                                   const std::string& entry, const std::string& reason) {
       std::string edited;
       if (rank == 0) {
         std::ifstream f(path);
         const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-        edited = std::regex_replace(text, std::regex(R"("grid": \[\d+, \d+\])"), "\"grid\": " + grid);
-        CHECK_MSG(edited != text, "no grid to edit in " << text);
+        // The entry's own value: a grid as an array (its key writes "2x1" or "auto"); the first
+        // engine, the entry's (the writer sorts its fields: "engine" before "key").
+        const std::regex old_value(field == "grid" ? R"("grid": \[\d+, \d+\])" : R"("engine": "[a-z0-9]+")");
+        edited = std::regex_replace(text, old_value, "\"" + field + "\": " + value,
+                                    field == "grid" ? std::regex_constants::format_default
+                                                    : std::regex_constants::format_first_only);
+        CHECK_MSG(edited != text, "no " << field << " to edit in " << text);
         std::ofstream(path) << edited;
       }
       MPI_Barrier(MPI_COMM_WORLD);
@@ -133,7 +139,7 @@ int main(int argc, char** argv) {
       }
       MPI_Barrier(MPI_COMM_WORLD);
     };
-    rejected_after_edit(o, "[9, 9]", "9x9 ", "grid 9x9 has 81 ranks but the communicator has");
+    rejected_after_edit(o, "grid", "[9, 9]", "9x9 ", "grid 9x9 has 81 ranks but the communicator has");
     // A grid the user fixed is kept: an entry (under that grid's key) with another grid is not
     // taken, though that grid would be valid here.
     {
@@ -144,8 +150,18 @@ int main(int argc, char** argv) {
       { Plan measured(MPI_COMM_WORLD, shape, Kind::r2c, Precision::float64, fixed); }  // writes its entry
       MPI_Barrier(MPI_COMM_WORLD);
       const std::string other = "1x" + std::to_string(size);
-      rejected_after_edit(fixed, "[1, " + std::to_string(size) + "]", other + " ",
+      rejected_after_edit(fixed, "grid", "[1, " + std::to_string(size) + "]", other + " ",
                           "the plan's grid is fixed to " + std::to_string(size) + "x1");
+    }
+    // The same for an engine the user fixed.
+    {
+      Options fixed = o;
+      fixed.engine = Engine::alltoallv;
+      if (rank == 0) std::remove(path.c_str());
+      MPI_Barrier(MPI_COMM_WORLD);
+      { Plan measured(MPI_COMM_WORLD, shape, Kind::r2c, Precision::float64, fixed); }  // writes its entry
+      MPI_Barrier(MPI_COMM_WORLD);
+      rejected_after_edit(fixed, "engine", "\"p2p\"", "", "the plan's engine is fixed to 'alltoallv'");
     }
 
     // 3. Corrupt and foreign files: rejected with a message; planning goes on; file unchanged.
