@@ -454,8 +454,8 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
   plan_out.order = core::user_order(bp.stages.back().order, ndim);
   user_in = plan_in, user_out = plan_out;
 
-  const int most[2] = {in ? 1 : 0, out ? 1 : 0};  // the same on every rank (agree_as_given)
-  if (!most[0] && !most[1]) return;  // (a workspace with user arrays was refused by agreed_split)
+  // Whether arrays were given is the same on every rank (agree_as_given).
+  if (!in && !out) return;  // (a workspace with user arrays was refused by agreed_split)
   // A side is reshaped unless the user's arrays are the plan's own on every rank (cheap to
   // check; the Reshape checks the covers themselves).
   int differs[2] = {in && !same_array(*in, plan_in, ndim) ? 1 : 0, out && !same_array(*out, plan_out, ndim) ? 1 : 0};
