@@ -1,6 +1,8 @@
 #include "plan/program.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "core/engines.hpp"
 #include "core/user_axes.hpp"
@@ -93,6 +95,36 @@ class Program::Work final : public exchange::StageWork {
   void* destination_ = nullptr;
 };
 
+// A stage without an exchange, made whole. Where it may run as one 3-D plan or split (axis 0, then
+// the planes; plane_split_is_timed), both are made and timed on the planning arrays, alternating
+// (best of 3 after one to warm up, as a batch chooses its columns), and the faster is kept: one
+// more draw against a slow FFTW measurement. Rank 0's choice is everyone's.
+StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const Options& options, std::size_t s,
+                                  void* plan_in, void* plan_out, bool user_array) const {
+  const core::Stage& st = bp.stages[s];
+  if (!plane_split_is_timed(bp, options, s))
+    return make_stage_ops(bp, options, s, !forward_, st.box_in, plan_in, plan_out, user_array);
+  StageOps whole = make_stage_ops(bp, options, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr,
+                                  PlaneSplit::whole);
+  StageOps planes = make_stage_ops(bp, options, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr,
+                                   PlaneSplit::planes);
+  // FFTW_MEASURE leaves whatever it computed in the planning arrays; zeros time the same as data
+  // and cannot hold denormals. Both arrays hold at least either side (scratch_bytes in plan.cpp).
+  const std::size_t bytes = static_cast<std::size_t>(
+      std::max(bp.input_count() * bp.input_element_bytes(), bp.output_count() * bp.element_bytes));
+  std::memset(plan_in, 0, bytes);
+  std::memset(plan_out, 0, bytes);
+  void* here = array(s, plan_out);
+  const auto [whole_seconds, planes_seconds] = backend::best_seconds_alternating(
+      1, 3, [&] { whole.run(plan_in, here, plan_out); }, [&] { planes.run(plan_in, here, plan_out); });
+  int by_planes = planes_seconds < whole_seconds ? 1 : 0;
+  // VOLFFT_TEST_TIMED_SPLIT = 1 (0) keeps the planes (the whole plan) after the timing, so that the
+  // tests run the path the timing takes in some plannings (tests/CMakeLists.txt).
+  if (const char* env = std::getenv("VOLFFT_TEST_TIMED_SPLIT"); env && *env) by_planes = std::strcmp(env, "0") != 0;
+  mpi::check(MPI_Bcast(&by_planes, 1, MPI_INT, 0, all), "MPI_Bcast");
+  return by_planes ? std::move(planes) : std::move(whole);
+}
+
 std::size_t Program::add_phase(const std::string& name) {
   phases_.push_back({name, 0});
   return phases_.size() - 1;
@@ -157,7 +189,7 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
       pos.unpack_phase = add_phase("unpack" + suffix);
       if (overlap) pos.hidden_phase = add_phase("hidden" + suffix);
     } else if (!pos.ops_done_by_previous) {
-      pos.ops.push_back(make_stage_ops(bp, options, pos.stage, !forward, st.box_in, plan_in, plan_out, user_array));
+      pos.ops.push_back(whole_stage_ops(all, bp, options, pos.stage, plan_in, plan_out, user_array));
     }
     positions_.push_back(std::move(pos));
   }

@@ -25,10 +25,12 @@ std::vector<exchange::Setup> exchange_setups(const core::Blueprint& bp, const Op
 
 class Program {
  public:
-  /// Plans every stage's FFTs (on the scratch arrays plan_in/plan_out) and makes the exchanges
-  /// (collective over `all`, the plan's communicator: an exchange that fails on some rank throws
-  /// volfft::Error on every rank). `setups` from exchange_setups(); `scale`: the factor of the
-  /// direction's output (backward: 1/N or 1).
+  /// Plans every stage's FFTs (on the scratch arrays plan_in/plan_out, which it overwrites; a
+  /// one-rank c2c stage that may run as one 3-D plan or split is timed both ways on them,
+  /// plane_split_is_timed) and makes the exchanges (collective over `all`, the plan's
+  /// communicator: an exchange that fails on some rank throws volfft::Error on every rank).
+  /// `setups` from exchange_setups(); `scale`: the factor of the direction's output (backward:
+  /// 1/N or 1).
   Program(MPI_Comm all, const core::Blueprint& bp, const Options& options, bool forward, const Buffers& buffers,
           std::vector<exchange::Setup> setups, double scale, void* plan_in, void* plan_out);
   ~Program();
@@ -56,6 +58,8 @@ class Program {
   /// Reals in the direction's output (what scale_output multiplies).
   core::Index output_reals() const;
   std::size_t add_phase(const std::string& name);
+  StageOps whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const Options& options, std::size_t s,
+                           void* plan_in, void* plan_out, bool user_array) const;
 
   const core::Blueprint& bp_;
   bool forward_;

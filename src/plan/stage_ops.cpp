@@ -117,12 +117,21 @@ std::size_t last_level_cache_bytes() {
 // arrays stay in the cache, FFTW's 3-D plan is the faster: c2c float 128^3 (16 MiB an array) took
 // 1.14-1.18x FFTW's in-place 3-D plan split, 1.10x whole (FFTW's out-of-place 3-D plan), while c2c
 // double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x FFTW-MPI's fastest
-// mode split. So a c2c splits only where one side's array (all fields) is more than half the
-// last-level cache.
-bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
+// mode split. So a c2c splits where one side's array (all fields) is more than half the
+// last-level cache. Below that the 3-D plan is the faster when FFTW's measurement draws well, but
+// it does not always: c2c float 128^3 at one rank, six jobs of `volfft-bench --compare
+// fftw-serial` (2026-11-29), one planning's forward ran 31.6 ms against 22-26 ms for every FFTW
+// plan measured in the same job, its backward at their speed. So where the effort measures, the
+// planning times both ways and keeps the faster (plan::Program, plane_split_is_timed).
+// A stage that can run either way: the FFTW backend, one 3-D op over a whole array.
+bool splits_into_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (options.backend != Backend::fftw) return false;
   if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;
-  if (st.ops.size() != 1 || st.ops[0].r2r() || st.ops[0].axes.size() != 3) return false;
+  return st.ops.size() == 1 && !st.ops[0].r2r() && st.ops[0].axes.size() == 3;
+}
+
+bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
+  if (!splits_into_planes(bp, options, st)) return false;
   if (st.ops[0].real) return true;
   const double bytes = double(st.box_in.size()) * double(bp.element_bytes) * double(bp.fields);
   return bytes > 0.5 * double(last_level_cache_bytes());
@@ -142,8 +151,15 @@ std::vector<core::FftOp> planes_and_axis0(const core::FftOp& op, bool backward) 
 
 }  // namespace
 
+bool plane_split_is_timed(const core::Blueprint& bp, const Options& options, std::size_t s) {
+  const core::Stage& st = bp.stages[s];
+  return options.effort != Effort::estimate && splits_into_planes(bp, options, st) && !st.ops[0].real &&
+         !runs_by_planes(bp, options, st);
+}
+
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
-                        const Box& part, void* plan_in, void* plan_out, bool array_is_user, const Box* array_place) {
+                        const Box& part, void* plan_in, void* plan_out, bool array_is_user, const Box* array_place,
+                        PlaneSplit split) {
   const core::Stage& st = bp.stages[s];
   const bool first_stage = s == 0, last_stage = s + 1 == bp.stages.size();
   const Index cb = bp.element_bytes;
@@ -258,7 +274,8 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   result.output_field_bytes = backward ? input_side : spectral_side;
   result.array_field_bytes = cb * array_fields.stride;
   std::vector<OpRun>& runs = result.ops;
-  const bool by_planes = runs_by_planes(bp, options, st);
+  const bool by_planes = split == PlaneSplit::by_rule ? runs_by_planes(bp, options, st)
+                                                     : split == PlaneSplit::planes && splits_into_planes(bp, options, st);
   if (!backward) {
     if (first_stage && st.ops.empty()) runs.push_back(input_copy(true));
     const std::vector<core::FftOp> stage_ops = by_planes ? planes_and_axis0(st.ops[0], false) : st.ops;

@@ -87,9 +87,19 @@ struct StageOps {
 /// part's own, a box of the same extents but along one untransformed axis, where it may hold
 /// more planes (exchange::Chunking::source_in_first); the user's arrays are read and written at
 /// the part's own place.
+/// `split`: how a one-rank 3-D c2c stage runs (see below); by_rule unless the caller timed both.
+enum class PlaneSplit { by_rule, whole, planes };
+
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
                         const Box& part, void* plan_in, void* plan_out, bool array_is_user,
-                        const Box* array_place = nullptr);
+                        const Box* array_place = nullptr, PlaneSplit split = PlaneSplit::by_rule);
+
+/// Whether stage s's two ways to run (one FFTW plan of the whole 3-D c2c array, or axis 0 and
+/// then the planes) are both open and the rule leaves the whole plan, so that the planning should
+/// time the two (make_stage_ops with PlaneSplit::whole and ::planes) and keep the faster: FFTW's
+/// measurement of its 3-D plan draws a slow plan in some plannings, and the split is the second
+/// draw. Only where the FFTW backend measures on the planning arrays.
+bool plane_split_is_timed(const core::Blueprint& bp, const Options& options, std::size_t s);
 
 
 }  // namespace volfft::plan
