@@ -96,18 +96,25 @@ class Program::Work final : public exchange::StageWork {
 };
 
 // A stage without an exchange, made whole. Where it may run as one 3-D plan or split (axis 0, then
-// the planes; plane_split_is_timed), both are made and timed on the planning arrays, alternating
-// (best of 3 after one to warm up, as a batch chooses its columns), and the faster is kept: one
-// more draw against a slow FFTW measurement. Rank 0's choice is everyone's.
+// the planes; plane_split_is_timed), the measured 3-D plan is timed on the planning arrays against
+// the split planned at effort estimate (planned in microseconds; 1.13-1.15x the measured split,
+// which is 1.05-1.15x a well-drawn 3-D plan, c2c float 128^3 here), alternating, best of 3 after one
+// to warm up, as a batch chooses its columns. A 3-D plan slower than that is a bad draw of FFTW's
+// measurement (docs/performance.md: 1.4x the same job's other plans in one of 26 plannings on
+// 2026-11-29); only then is the split measured too, and the faster split kept. Measuring the split
+// every time took 1.2-2.0 s more at c2c float 128^3 (plan 1.8 -> 3.0-3.9 s), this 0.2 s or less
+// (a timing of eight runs). Rank 0's choices are everyone's.
 StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const Options& options, std::size_t s,
                                   void* plan_in, void* plan_out, bool user_array) const {
   const core::Stage& st = bp.stages[s];
-  if (!plane_split_is_timed(bp, options, s))
-    return make_stage_ops(bp, options, s, !forward_, st.box_in, plan_in, plan_out, user_array);
-  StageOps whole = make_stage_ops(bp, options, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr,
-                                  PlaneSplit::whole);
-  StageOps planes = make_stage_ops(bp, options, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr,
-                                   PlaneSplit::planes);
+  auto make = [&](PlaneSplit split, Effort effort) {
+    Options o = options;
+    o.effort = effort;
+    return make_stage_ops(bp, o, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr, split);
+  };
+  if (!plane_split_is_timed(bp, options, s)) return make(PlaneSplit::by_rule, options.effort);
+  StageOps whole = make(PlaneSplit::whole, options.effort);
+  StageOps estimated = make(PlaneSplit::planes, Effort::estimate);
   // FFTW_MEASURE leaves whatever it computed in the planning arrays; zeros time the same as data
   // and cannot hold denormals. Both arrays hold at least either side (scratch_bytes in plan.cpp).
   const std::size_t bytes = static_cast<std::size_t>(
@@ -115,14 +122,20 @@ StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const
   std::memset(plan_in, 0, bytes);
   std::memset(plan_out, 0, bytes);
   void* here = array(s, plan_out);
-  const auto [whole_seconds, planes_seconds] = backend::best_seconds_alternating(
-      1, 3, [&] { whole.run(plan_in, here, plan_out); }, [&] { planes.run(plan_in, here, plan_out); });
-  int by_planes = planes_seconds < whole_seconds ? 1 : 0;
-  // VOLFFT_TEST_TIMED_SPLIT = 1 (0) keeps the planes (the whole plan) after the timing, so that the
-  // tests run the path the timing takes in some plannings (tests/CMakeLists.txt).
-  if (const char* env = std::getenv("VOLFFT_TEST_TIMED_SPLIT"); env && *env) by_planes = std::strcmp(env, "0") != 0;
-  mpi::check(MPI_Bcast(&by_planes, 1, MPI_INT, 0, all), "MPI_Bcast");
-  return by_planes ? std::move(planes) : std::move(whole);
+  auto runner = [&](const StageOps& ops) { return [&] { ops.run(plan_in, here, plan_out); }; };
+  auto faster = [&](const StageOps& first, const StageOps& second) {
+    const auto [a, b] = backend::best_seconds_alternating(1, 3, runner(first), runner(second));
+    int second_wins = b < a ? 1 : 0;
+    mpi::check(MPI_Bcast(&second_wins, 1, MPI_INT, 0, all), "MPI_Bcast");
+    return second_wins == 1;
+  };
+  // VOLFFT_TEST_TIMED_SPLIT = 1 (0) takes the split (the 3-D plan) whatever the timing says, so that
+  // the tests run the path a bad draw takes (tests/CMakeLists.txt).
+  bool split = faster(whole, estimated);
+  if (const char* env = std::getenv("VOLFFT_TEST_TIMED_SPLIT"); env && *env) split = std::strcmp(env, "0") != 0;
+  if (!split) return whole;
+  StageOps measured = make(PlaneSplit::planes, options.effort);
+  return faster(estimated, measured) ? std::move(measured) : std::move(estimated);
 }
 
 std::size_t Program::add_phase(const std::string& name) {

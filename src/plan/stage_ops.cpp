@@ -122,7 +122,8 @@ std::size_t last_level_cache_bytes() {
 // it does not always: c2c float 128^3 at one rank, six jobs of `volfft-bench --compare
 // fftw-serial` (2026-11-29), one planning's forward ran 31.6 ms against 22-26 ms for every FFTW
 // plan measured in the same job, its backward at their speed. So where the effort measures, the
-// planning times both ways and keeps the faster (plan::Program, plane_split_is_timed).
+// planning times the 3-D plan against the split and keeps the faster (plane_split_is_timed;
+// plan::Program::whole_stage_ops says how).
 // A stage that can run either way: the FFTW backend, one 3-D op over a whole array.
 bool splits_into_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (options.backend != Backend::fftw) return false;

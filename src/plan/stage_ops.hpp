@@ -98,7 +98,8 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
 /// then the planes) are both open and the rule leaves the whole plan, so that the planning should
 /// time the two (make_stage_ops with PlaneSplit::whole and ::planes) and keep the faster: FFTW's
 /// measurement of its 3-D plan draws a slow plan in some plannings, and the split is the second
-/// draw. Only where the FFTW backend measures on the planning arrays.
+/// draw (plan::Program::whole_stage_ops says how). Only where the FFTW backend measures on the
+/// planning arrays.
 bool plane_split_is_timed(const core::Blueprint& bp, const Options& options, std::size_t s);
 
 
