@@ -97,9 +97,9 @@ class Program::Work final : public exchange::StageWork {
 
 // A stage without an exchange, made whole. Where it may run as one 3-D plan or split (axis 0, then
 // the planes; plane_split_is_timed), the measured 3-D plan is timed on the planning arrays against
-// the split planned at effort estimate (planned in microseconds; 1.13-1.15x the measured split,
-// which is 1.05-1.15x a well-drawn 3-D plan, c2c float 128^3 here), alternating, best of 3 after one
-// to warm up, as a batch chooses its columns. A 3-D plan slower than that is a bad draw of FFTW's
+// the split planned at effort estimate (planned in microseconds; 1.13-1.28x a well-drawn 3-D plan
+// in six plannings of c2c float 128^3 here), alternating, best of 3 after one to warm up, as a
+// batch chooses its columns. A 3-D plan slower than that is a bad draw of FFTW's
 // measurement (docs/performance.md: 1.4x the same job's other plans in one of 26 plannings on
 // 2026-11-29); only then is the split measured too, and the faster split kept. Measuring the split
 // every time took 1.2-2.0 s more at c2c float 128^3 (plan 1.8 -> 3.0-3.9 s), this 0.2 s or less

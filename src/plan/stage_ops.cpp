@@ -84,6 +84,13 @@ std::size_t last_level_cache_bytes() {
   return largest > 0 ? static_cast<std::size_t>(largest) : std::size_t{32} << 20;
 }
 
+// A stage that can run whole or by planes: the FFTW backend, one 3-D op over a whole array.
+bool splits_into_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
+  if (options.backend != Backend::fftw) return false;
+  if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;
+  return st.ops.size() == 1 && !st.ops[0].r2r() && st.ops[0].axes.size() == 3;
+}
+
 // The r2c of a whole 3-D array (one stage: a plan on one rank) runs as the r2c over planes
 // (axes 1 and 2) and the c2c along axis 0 in place in the output; the backward as the c2c along
 // axis 0 (from the input into the array, or in place) and the c2r over planes from there to the
@@ -119,18 +126,11 @@ std::size_t last_level_cache_bytes() {
 // double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x FFTW-MPI's fastest
 // mode split. So a c2c splits where one side's array (all fields) is more than half the
 // last-level cache. Below that the 3-D plan is the faster when FFTW's measurement draws well, but
-// it does not always: c2c float 128^3 at one rank, six jobs of `volfft-bench --compare
-// fftw-serial` (2026-11-29), one planning's forward ran 31.6 ms against 22-26 ms for every FFTW
-// plan measured in the same job, its backward at their speed. So where the effort measures, the
+// it does not always: c2c float 128^3 at one rank (`volfft-bench --compare fftw-mpi,fftw-serial`,
+// 2026-11-29), in one of 26 plannings the forward ran 31.6 ms against 22-26 ms for every FFTW plan
+// measured in the same job, its backward at their speed. So where the effort measures, the
 // planning times the 3-D plan against the split and keeps the faster (plane_split_is_timed;
 // plan::Program::whole_stage_ops says how).
-// A stage that can run either way: the FFTW backend, one 3-D op over a whole array.
-bool splits_into_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
-  if (options.backend != Backend::fftw) return false;
-  if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;
-  return st.ops.size() == 1 && !st.ops[0].r2r() && st.ops[0].axes.size() == 3;
-}
-
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (!splits_into_planes(bp, options, st)) return false;
   if (st.ops[0].real) return true;
