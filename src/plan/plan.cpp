@@ -471,11 +471,28 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
   for (int a = 3 - ndim; a < 3; ++a) spectrum.push_back(bp.kept_length(a));
   const Values input_values = bp.kind == Kind::c2c ? Values::complex : Values::real;
   const Values output_values = bp.real_values() ? Values::real : Values::complex;
+  // The Reshape checks the user's arrays (its in array is the plan's in, its out array the plan's
+  // out) and names itself in its messages; the caller made a Plan. Its errors are agreed, so every
+  // rank renames the same text.
+  auto as_plan = [](auto make) {
+    try {
+      return make();
+    } catch (const Error& e) {
+      std::string m = e.what();
+      for (const char* from : {"volfft::Reshape: ", "volfft: Reshape: "})
+        if (m.rfind(from, 0) == 0) throw Error("volfft::Plan: " + m.substr(std::strlen(from)));
+      throw;
+    }
+  };
   if (differs[0])
-    reshape_in = std::make_unique<Reshape>(comm, user_shape, in ? *in : plan_in, plan_in, bp.precision, input_values, ro);
+    reshape_in = as_plan([&] {
+      return std::make_unique<Reshape>(comm, user_shape, in ? *in : plan_in, plan_in, bp.precision, input_values, ro);
+    });
   if (differs[1])
-    reshape_out = std::make_unique<Reshape>(comm, spectrum, plan_out, out ? *out : plan_out, bp.precision,
-                                            output_values, ro);
+    reshape_out = as_plan([&] {
+      return std::make_unique<Reshape>(comm, spectrum, plan_out, out ? *out : plan_out, bp.precision, output_values,
+                                       ro);
+    });
   if (reshape_in) user_in = reshape_in->input();
   if (reshape_out) user_out = reshape_out->output();
   // The reshapes' messages between virtual ranks, for the description (and so the model).
