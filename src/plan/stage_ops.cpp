@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <complex>
-#include <cstdlib>
 #include <iterator>
 
-#include <unistd.h>
-
+#include "core/cache.hpp"
 #include "kernels/copy_box.hpp"
 #include "kernels/spectral_lines.hpp"
 
@@ -70,20 +68,6 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
   };
 }
 
-// The size of the largest cache this process reports (sysconf; Linux/glibc), or 32 MiB where it
-// reports none. VOLFFT_TEST_CACHE_BYTES = B (> 0) stands in for it, so that the tests' small
-// arrays take the paths of large ones (tests/CMakeLists.txt); users have no reason to set it.
-std::size_t last_level_cache_bytes() {
-  if (const char* env = std::getenv("VOLFFT_TEST_CACHE_BYTES"))
-    if (const long long bytes = std::atoll(env); bytes > 0) return static_cast<std::size_t>(bytes);
-  long largest = 0;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-  for (int name : {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE})
-    largest = std::max(largest, sysconf(name));
-#endif
-  return largest > 0 ? static_cast<std::size_t>(largest) : std::size_t{32} << 20;
-}
-
 // A stage that can run whole or by planes: the FFTW backend, one 3-D op over a whole array.
 bool splits_into_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (options.backend != Backend::fftw) return false;
@@ -135,7 +119,7 @@ bool runs_by_planes(const core::Blueprint& bp, const Options& options, const cor
   if (!splits_into_planes(bp, options, st)) return false;
   if (st.ops[0].real) return true;
   const double bytes = double(st.box_in.size()) * double(bp.element_bytes) * double(bp.fields);
-  return bytes > 0.5 * double(last_level_cache_bytes());
+  return bytes > 0.5 * double(core::last_level_cache_bytes());
 }
 
 // That stage's ops as the stage lists them (the forward runs them in this order, the backward
