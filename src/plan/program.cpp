@@ -96,14 +96,19 @@ class Program::Work final : public exchange::StageWork {
 };
 
 // A stage without an exchange, made whole. Where it may run as one 3-D plan or split (axis 0, then
-// the planes; plane_split_is_timed), the measured 3-D plan is timed on the planning arrays against
-// the split planned at effort estimate (planned in microseconds; 1.13-1.28x a well-drawn 3-D plan
-// in six plannings of c2c float 128^3 here), alternating, best of 3 after one to warm up, as a
-// batch chooses its columns. A 3-D plan slower than that is a bad draw of FFTW's
-// measurement (docs/performance.md: 1.4x the same job's other plans in one of 26 plannings on
-// 2026-11-29); only then is the split measured too, and the faster split kept. Measuring the split
-// every time took 1.2-2.0 s more at c2c float 128^3 (plan 1.8 -> 3.0-3.9 s), this 0.2 s or less
-// (a timing of eight runs). Rank 0's choices are everyone's.
+// the planes; plane_split_timing), the two are timed on the planning arrays, alternating, best of
+// 3 after one to warm up, as a batch chooses its columns; rank 0's choices are everyone's.
+// * Arrays within half the cache (SplitTiming::probe): the measured 3-D plan against the split
+//   planned at effort estimate (planned in microseconds; 1.13-1.28x a well-drawn 3-D plan in six
+//   plannings of c2c float 128^3 here). A 3-D plan slower than that is a bad draw of FFTW's
+//   measurement (docs/performance.md: 1.4x the same job's other plans in one of 26 plannings on
+//   2026-11-29); only then is the split measured too, and the faster split kept. Measuring the
+//   split every time took 1.2-2.0 s more at c2c float 128^3 (plan 1.8 -> 3.0-3.9 s), this 0.2 s
+//   or less (a timing of eight runs).
+// * Larger arrays (SplitTiming::measured_both): the split by the rule, measured, against the
+//   measured 3-D plan. The estimated split is no probe there: at c2c double 256^3 it ran 609-616
+//   ms a direction against 118-119 for the 3-D plan (Zen 5 VM, 2026-12-07), and timing it cost
+//   seconds.
 StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const Options& options, std::size_t s,
                                   void* plan_in, void* plan_out, bool user_array) const {
   const core::Stage& st = bp.stages[s];
@@ -112,9 +117,11 @@ StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const
     o.effort = effort;
     return make_stage_ops(bp, o, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr, split);
   };
-  if (!plane_split_is_timed(bp, options, s)) return make(PlaneSplit::by_rule, options.effort);
+  const SplitTiming timing = plane_split_timing(bp, options, s);
+  if (timing == SplitTiming::by_rule) return make(PlaneSplit::by_rule, options.effort);
   StageOps whole = make(PlaneSplit::whole, options.effort);
-  StageOps estimated = make(PlaneSplit::planes, Effort::estimate);
+  StageOps split_ops =
+      timing == SplitTiming::probe ? make(PlaneSplit::planes, Effort::estimate) : make(PlaneSplit::planes, options.effort);
   // FFTW_MEASURE leaves whatever it computed in the planning arrays; zeros time the same as data
   // and cannot hold denormals. Both arrays hold at least either side (scratch_bytes in plan.cpp).
   const std::size_t bytes = static_cast<std::size_t>(
@@ -131,11 +138,12 @@ StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const
   };
   // VOLFFT_TEST_TIMED_SPLIT = 1 (0) takes the split (the 3-D plan) whatever the timing says, so that
   // the tests run the path a bad draw takes (tests/CMakeLists.txt).
-  bool split = faster(whole, estimated);
+  bool split = faster(whole, split_ops);
   if (const char* env = std::getenv("VOLFFT_TEST_TIMED_SPLIT"); env && *env) split = std::strcmp(env, "0") != 0;
   if (!split) return whole;
+  if (timing == SplitTiming::measured_both) return split_ops;
   StageOps measured = make(PlaneSplit::planes, options.effort);
-  return faster(estimated, measured) ? std::move(measured) : std::move(estimated);
+  return faster(split_ops, measured) ? std::move(measured) : std::move(split_ops);
 }
 
 std::size_t Program::add_phase(const std::string& name) {

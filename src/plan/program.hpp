@@ -27,7 +27,7 @@ class Program {
  public:
   /// Plans every stage's FFTs (on the scratch arrays plan_in/plan_out, which it overwrites; a
   /// one-rank c2c stage that may run as one 3-D plan or split is timed both ways on them,
-  /// plane_split_is_timed) and makes the exchanges (collective over `all`, the plan's
+  /// plane_split_timing) and makes the exchanges (collective over `all`, the plan's
   /// communicator: an exchange that fails on some rank throws volfft::Error on every rank).
   /// `setups` from exchange_setups(); `scale`: the factor of the direction's output (backward:
   /// 1/N or 1).

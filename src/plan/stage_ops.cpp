@@ -113,8 +113,11 @@ bool splits_into_planes(const core::Blueprint& bp, const Options& options, const
 // it does not always: c2c float 128^3 at one rank (`volfft-bench --compare fftw-mpi,fftw-serial`,
 // 2026-11-29), in one of 26 plannings the forward ran 31.6 ms against 22-26 ms for every FFTW plan
 // measured in the same job, its backward at their speed. So where the effort measures, the
-// planning times the 3-D plan against the split and keeps the faster (plane_split_is_timed;
-// plan::Program::whole_stage_ops says how).
+// planning times the 3-D plan against the split and keeps the faster (plane_split_timing;
+// plan::Program::whole_stage_ops says how). Above half the cache the split is not always the
+// faster either: on a Zen 5 VM (2026-12-07, 32 MiB shared L3) FFTW's out-of-place 3-D plan ran c2c
+// double 256^3 in 117-124 ms a direction against the split's 125-136, where the Intel VM above
+// read 432.9 against 350.4; so up to 8 times the cache both are measured and timed too.
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (!splits_into_planes(bp, options, st)) return false;
   if (st.ops[0].real) return true;
@@ -136,10 +139,13 @@ std::vector<core::FftOp> planes_and_axis0(const core::FftOp& op, bool backward) 
 
 }  // namespace
 
-bool plane_split_is_timed(const core::Blueprint& bp, const Options& options, std::size_t s) {
+SplitTiming plane_split_timing(const core::Blueprint& bp, const Options& options, std::size_t s) {
   const core::Stage& st = bp.stages[s];
-  return options.effort != Effort::estimate && splits_into_planes(bp, options, st) && !st.ops[0].real &&
-         !runs_by_planes(bp, options, st);
+  if (options.effort == Effort::estimate || !splits_into_planes(bp, options, st) || st.ops[0].real)
+    return SplitTiming::by_rule;
+  if (!runs_by_planes(bp, options, st)) return SplitTiming::probe;
+  const double bytes = double(st.box_in.size()) * double(bp.element_bytes) * double(bp.fields);
+  return bytes <= 8.0 * double(core::last_level_cache_bytes()) ? SplitTiming::measured_both : SplitTiming::by_rule;
 }
 
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,

@@ -94,13 +94,18 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
                         const Box& part, void* plan_in, void* plan_out, bool array_is_user,
                         const Box* array_place = nullptr, PlaneSplit split = PlaneSplit::by_rule);
 
-/// Whether stage s's two ways to run (one FFTW plan of the whole 3-D c2c array, or axis 0 and
-/// then the planes) are both open and the rule leaves the whole plan, so that the planning should
-/// time the two (make_stage_ops with PlaneSplit::whole and ::planes) and keep the faster: FFTW's
-/// measurement of its 3-D plan draws a slow plan in some plannings, and the split is the second
-/// draw (plan::Program::whole_stage_ops says how). Only where the FFTW backend measures on the
-/// planning arrays.
-bool plane_split_is_timed(const core::Blueprint& bp, const Options& options, std::size_t s);
+/// How the planning chooses between stage s's two ways to run, where both are open: one FFTW plan
+/// of the whole 3-D c2c array, or axis 0 and then the planes (make_stage_ops with
+/// PlaneSplit::whole and ::planes). plan::Program::whole_stage_ops says how each is timed.
+enum class SplitTiming {
+  by_rule,          ///< no timing: the rule decides (effort estimate, another backend, r2c, ...)
+  probe,            ///< the arrays fit half the cache: the 3-D plan, checked against a cheap split
+  measured_both,    ///< above half the cache, up to 8 times it: both measured, the faster kept
+};
 
+/// The timing for stage s. Only where the FFTW backend measures on the planning arrays (effort
+/// measure or patient). Beyond 8 times the last-level cache the rule's split is taken untimed:
+/// FFTW's measurement of a 3-D plan that size costs more planning than it was seen to save.
+SplitTiming plane_split_timing(const core::Blueprint& bp, const Options& options, std::size_t s);
 
 }  // namespace volfft::plan
