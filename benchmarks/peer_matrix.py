@@ -74,9 +74,10 @@ NOT_RUN = {
 # everywhere and -io_pencils (pencils in, transposed pencils out, as volfft's default and
 # FFTW-MPI's TRANSPOSED_OUT) at np 2; the communication method and pencils/slabs were within the
 # noise, so the three sets differ in those, and the third keeps heFFTe's own brick layout in and
-# out (it led r2c at np 4).
+# out (it led r2c at np 4). On a Zen 5 machine (2026-12-07) -reorder won every 256^3 cell at np 1,
+# 2 and 4, by 1.4-4.3x (-no-reorder still won at 128^3), so a fourth set reorders.
 HEFFTE_MODES = ["-io_pencils -no-reorder -p2p_pl -pencils", "-io_pencils -no-reorder -a2av -slabs",
-                "-no-reorder -a2a -slabs"]
+                "-no-reorder -a2a -slabs", "-io_pencils -reorder -p2p_pl -pencils"]
 # The optional peers, in the order they run and are shown: name, key of their JSON fields.
 PEERS = (("heFFTe", "heffte"), ("dtFFT", "dtfft"), ("mpi4py-fft", "mpi4py_fft"))
 
