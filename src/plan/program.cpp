@@ -120,8 +120,7 @@ StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const
   const SplitTiming timing = plane_split_timing(bp, options, s);
   if (timing == SplitTiming::by_rule) return make(PlaneSplit::by_rule, options.effort);
   StageOps whole = make(PlaneSplit::whole, options.effort);
-  StageOps split_ops =
-      timing == SplitTiming::probe ? make(PlaneSplit::planes, Effort::estimate) : make(PlaneSplit::planes, options.effort);
+  StageOps split_ops = make(PlaneSplit::planes, timing == SplitTiming::probe ? Effort::estimate : options.effort);
   // FFTW_MEASURE leaves whatever it computed in the planning arrays; zeros time the same as data
   // and cannot hold denormals. Both arrays hold at least either side (scratch_bytes in plan.cpp).
   const std::size_t bytes = static_cast<std::size_t>(

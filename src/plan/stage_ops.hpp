@@ -98,7 +98,7 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
 /// of the whole 3-D c2c array, or axis 0 and then the planes (make_stage_ops with
 /// PlaneSplit::whole and ::planes). plan::Program::whole_stage_ops says how each is timed.
 enum class SplitTiming {
-  by_rule,          ///< no timing: the rule decides (effort estimate, another backend, r2c, ...)
+  by_rule,          ///< no timing: the rule decides (effort estimate, r2c, arrays beyond 8x the cache, ...)
   probe,            ///< the arrays fit half the cache: the 3-D plan, checked against a cheap split
   measured_both,    ///< above half the cache, up to 8 times it: both measured, the faster kept
 };
