@@ -48,7 +48,7 @@ bool find_gap(const std::array<Index, 3>& shape, const std::vector<Box>& boxes, 
 
 std::string check_cover(const std::array<Index, 3>& shape, const std::vector<Box>& boxes, int ndim,
                         const std::string& what) {
-  const std::string head = "volfft: " + what + ": ";
+  const std::string head = what + ": ";
   Index covered = 0;
   for (std::size_t r = 0; r < boxes.size(); ++r) {
     const Box& b = boxes[r];

@@ -15,8 +15,9 @@ namespace volfft::core {
 std::string format_box(const Box& b, int ndim);
 
 /// "" when `boxes` (boxes[r]: rank r's) lie inside the array of `shape` (3-D; 2-D arrays have
-/// shape[2] == 1) and cover it exactly once; else a message starting "volfft: <what>: " that
-/// names the first problem: a box not inside the array (its rank and box), two ranks whose
+/// shape[2] == 1) and cover it exactly once; else a message starting "<what>: " that names the
+/// first problem (`what` is the whole head, the caller's name with it, e.g. "volfft::Reshape: the
+/// in boxes"): a box not inside the array (its rank and box), two ranks whose
 /// boxes overlap (both ranks and boxes), or a gap (an index no box holds, and how many elements
 /// are covered of how many).
 std::string check_cover(const std::array<Index, 3>& shape, const std::vector<Box>& boxes, int ndim,

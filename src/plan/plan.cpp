@@ -472,15 +472,15 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
   const Values input_values = bp.kind == Kind::c2c ? Values::complex : Values::real;
   const Values output_values = bp.real_values() ? Values::real : Values::complex;
   // The Reshape checks the user's arrays (its in array is the plan's in, its out array the plan's
-  // out) and names itself in its messages; the caller made a Plan. Its errors are agreed, so every
-  // rank renames the same text.
+  // out) and starts its messages "volfft::Reshape: "; the caller made a Plan. Its errors are
+  // agreed, so every rank renames the same text.
   auto as_plan = [](auto make) {
     try {
       return make();
     } catch (const Error& e) {
-      std::string m = e.what();
-      for (const char* from : {"volfft::Reshape: ", "volfft: Reshape: "})
-        if (m.rfind(from, 0) == 0) throw Error("volfft::Plan: " + m.substr(std::strlen(from)));
+      static const std::string reshape = "volfft::Reshape: ";
+      const std::string m = e.what();
+      if (m.rfind(reshape, 0) == 0) throw Error("volfft::Plan: " + m.substr(reshape.size()));
       throw;
     }
   };

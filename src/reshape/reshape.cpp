@@ -328,12 +328,12 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
   if (problem.empty()) {
     std::vector<Box> boxes;
     for (const Parsed& p : ins) boxes.push_back(p.box);
-    problem = core::check_cover(x.shape, boxes, x.ndim, "Reshape: the in boxes");
+    problem = core::check_cover(x.shape, boxes, x.ndim, "volfft::Reshape: the in boxes");
   }
   if (problem.empty()) {
     std::vector<Box> boxes;
     for (const Parsed& p : outs) boxes.push_back(p.box);
-    problem = core::check_cover(x.shape, boxes, x.ndim, "Reshape: the out boxes");
+    problem = core::check_cover(x.shape, boxes, x.ndim, "volfft::Reshape: the out boxes");
   }
   // Every rank computed the same problem from the same records, but for its own threads: agreed
   // (the lowest failing rank's text everywhere), so that all ranks fail together.

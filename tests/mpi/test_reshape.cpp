@@ -202,11 +202,11 @@ void errors(MPI_Comm comm, int rank, int size) {
   // A gap: rank 0's box given up.
   LocalArray gap = in;
   if (rank == 0) gap.box.hi[0] = gap.box.lo[0];
-  expect_everywhere("gap", attempt(shape, gap, out), "volfft: Reshape: the in boxes: the boxes leave a gap");
+  expect_everywhere("gap", attempt(shape, gap, out), "volfft::Reshape: the in boxes: the boxes leave a gap");
   if (size > 1) {
     LocalArray overlap = out;
     if (rank == 1) overlap.box.lo[0] -= 1;
-    expect_everywhere("overlap", attempt(shape, in, overlap), "volfft: Reshape: the out boxes: the boxes of ranks 0");
+    expect_everywhere("overlap", attempt(shape, in, overlap), "volfft::Reshape: the out boxes: the boxes of ranks 0");
   }
   LocalArray outside = in;
   if (rank == 0) outside.box.hi[1] = 5;

@@ -359,7 +359,8 @@ void errors(MPI_Comm comm, int rank, int size) {
                     "volfft::Plan: the in boxes: the boxes leave a gap");
   LocalArray bad_order = in;
   bad_order.order = {0, 0, 1};
-  expect_everywhere("order", error_of([&] { Plan p(comm, shape, Kind::c2c, Precision::float64, {}, std::nullopt, bad_order); }),
+  expect_everywhere("order",
+                    error_of([&] { Plan p(comm, shape, Kind::c2c, Precision::float64, {}, std::nullopt, bad_order); }),
                     "volfft::Plan: rank 0's out array: order must be a permutation of the axes 0..2");
   // r2c: the out array covers the spectrum (n/2 + 1 on the last axis), not the real grid.
   LocalArray real_out;

@@ -97,7 +97,7 @@ void cover_messages() {
   const Box lower = make({0, 0, 0}, {2, 4, 4}), upper = make({2, 0, 0}, {4, 4, 4});
   CHECK(check_cover(n, {lower, upper}, 3, "in").empty());
   CHECK(check_cover(n, {lower, upper, Box{}}, 3, "in").empty());  // an empty rank
-  const std::string gap = check_cover(n, {lower, make({3, 0, 0}, {4, 4, 4})}, 3, "in boxes");
+  const std::string gap = check_cover(n, {lower, make({3, 0, 0}, {4, 4, 4})}, 3, "volfft: in boxes");
   CHECK_MSG(gap.find("volfft: in boxes: the boxes leave a gap: they hold 48 of the array's 64 elements (index (2, 0, 0) "
                      "belongs to no rank's box)") != std::string::npos,
             gap);
