@@ -33,6 +33,23 @@ std::size_t parse_size(const std::string& text) {
   return 0;
 }
 
+// The machine's part of last_level_cache_bytes, read once per process.
+std::size_t machine_cache_bytes() {
+#if defined(__linux__)
+  const int cpu = sched_getcpu();
+  if (const std::size_t bytes =
+          largest_cache_in("/sys/devices/system/cpu/cpu" + std::to_string(cpu < 0 ? 0 : cpu) + "/cache");
+      bytes > 0)
+    return bytes;
+#endif
+  long largest = 0;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  for (int name : {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE})
+    largest = std::max(largest, sysconf(name));
+#endif
+  return largest > 0 ? static_cast<std::size_t>(largest) : std::size_t{32} << 20;
+}
+
 }  // namespace
 
 std::size_t largest_cache_in(const std::string& cpu_cache_dir) {
@@ -51,19 +68,8 @@ std::size_t largest_cache_in(const std::string& cpu_cache_dir) {
 std::size_t last_level_cache_bytes() {
   if (const char* env = std::getenv("VOLFFT_TEST_CACHE_BYTES"))
     if (const long long bytes = std::atoll(env); bytes > 0) return static_cast<std::size_t>(bytes);
-#if defined(__linux__)
-  const int cpu = sched_getcpu();
-  if (const std::size_t bytes =
-          largest_cache_in("/sys/devices/system/cpu/cpu" + std::to_string(cpu < 0 ? 0 : cpu) + "/cache");
-      bytes > 0)
-    return bytes;
-#endif
-  long largest = 0;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-  for (int name : {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE})
-    largest = std::max(largest, sysconf(name));
-#endif
-  return largest > 0 ? static_cast<std::size_t>(largest) : std::size_t{32} << 20;
+  static const std::size_t machine = machine_cache_bytes();
+  return machine;
 }
 
 }  // namespace volfft::core

@@ -23,6 +23,7 @@ std::size_t largest_cache_in(const std::string& cpu_cache_dir);
 ///    AMD EPYC;
 /// 3. sysconf's level 2-4 cache sizes (glibc), the largest;
 /// 4. 32 MiB.
+/// Sources 2-4 are read at the first call and kept for the process (a plan asks several times).
 /// sysconf comes after Linux's own description because glibc reports the whole package's L3 on
 /// AMD EPYC processors (384 MiB on the Zen 5 VM of 2026-12-07, whose cores share 32 MiB), which
 /// no rank's arrays can use.

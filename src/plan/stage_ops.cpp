@@ -118,11 +118,15 @@ bool splits_into_planes(const core::Blueprint& bp, const Options& options, const
 // faster either: on a Zen 5 VM (2026-12-07, 32 MiB shared L3) FFTW's out-of-place 3-D plan ran c2c
 // double 256^3 in 117-124 ms a direction against the split's 125-136, where the Intel VM above
 // read 432.9 against 350.4; so up to 8 times the cache both are measured and timed too.
+// One side's array of the stage (all fields) in units of the last-level cache.
+double caches_of_array(const core::Blueprint& bp, const core::Stage& st) {
+  const double bytes = double(st.box_in.size()) * double(bp.element_bytes) * double(bp.fields);
+  return bytes / double(core::last_level_cache_bytes());
+}
+
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (!splits_into_planes(bp, options, st)) return false;
-  if (st.ops[0].real) return true;
-  const double bytes = double(st.box_in.size()) * double(bp.element_bytes) * double(bp.fields);
-  return bytes > 0.5 * double(core::last_level_cache_bytes());
+  return st.ops[0].real || caches_of_array(bp, st) > 0.5;
 }
 
 // That stage's ops as the stage lists them (the forward runs them in this order, the backward
@@ -143,9 +147,9 @@ SplitTiming plane_split_timing(const core::Blueprint& bp, const Options& options
   const core::Stage& st = bp.stages[s];
   if (options.effort == Effort::estimate || !splits_into_planes(bp, options, st) || st.ops[0].real)
     return SplitTiming::by_rule;
-  if (!runs_by_planes(bp, options, st)) return SplitTiming::probe;
-  const double bytes = double(st.box_in.size()) * double(bp.element_bytes) * double(bp.fields);
-  return bytes <= 8.0 * double(core::last_level_cache_bytes()) ? SplitTiming::measured_both : SplitTiming::by_rule;
+  const double caches = caches_of_array(bp, st);
+  if (caches <= 0.5) return SplitTiming::probe;  // the rule's 3-D plan
+  return caches <= 8.0 ? SplitTiming::measured_both : SplitTiming::by_rule;
 }
 
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
