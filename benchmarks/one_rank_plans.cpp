@@ -102,8 +102,8 @@ fftw_plan fftw_plan_guru64_dft_c2r(int rank, const fftw_iodim64* dims, int howma
                          in, out, flags);
 }
 // And FFTW's new-array execute, which libvolfft runs its plans with: a c2c plan at one rank
-// times its 3-D plan against axis 0 and the planes at planning (src/plan/stage_ops.cpp) and
-// keeps one of them, so the plans it made do not say which it runs.
+// times its 3-D plan against axis 0 and the planes at planning (src/plan/plane_split.cpp,
+// src/plan/program.cpp) and keeps one of them, so the plans it made do not say which it runs.
 void fftw_execute_dft(const fftw_plan p, fftw_complex* in, fftw_complex* out) {
   using Fn = void (*)(const fftw_plan, fftw_complex*, fftw_complex*);
   static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "fftw_execute_dft"));

@@ -103,20 +103,32 @@ double best_seconds(int warmups, int runs, Body&& body) {
 /// second-first, and so on: a shared machine's pace moves (by up to 1.5x between minutes and
 /// within jobs on the project's 2-core VM, docs/performance.md), and two blocks of runs one after
 /// the other would hand a change of pace to one candidate alone, and the choice with it.
-template <class First, class Second>
-std::pair<double, double> best_seconds_alternating(int warmups, int runs, First&& first, Second&& second) {
-  for (int r = 0; r < warmups; ++r) first(), second();
+/// `before`, when given, runs untimed before every run of either (a plan's timing writes the input
+/// there, as a transform's input is written just before it in use: plan::Program).
+template <class First, class Second, class Before>
+std::pair<double, double> best_seconds_alternating(int warmups, int runs, First&& first, Second&& second,
+                                                   Before&& before) {
+  auto time = [&](auto& body) {
+    before();
+    return seconds_of(body);
+  };
+  for (int r = 0; r < warmups; ++r) before(), first(), before(), second();
   double best_first = 1e300, best_second = 1e300;
   for (int r = 0; r < runs; ++r) {
     if (r % 2 == 0) {
-      best_first = std::min(best_first, seconds_of(first));
-      best_second = std::min(best_second, seconds_of(second));
+      best_first = std::min(best_first, time(first));
+      best_second = std::min(best_second, time(second));
     } else {
-      best_second = std::min(best_second, seconds_of(second));
-      best_first = std::min(best_first, seconds_of(first));
+      best_second = std::min(best_second, time(second));
+      best_first = std::min(best_first, time(first));
     }
   }
   return {best_first, best_second};
+}
+
+template <class First, class Second>
+std::pair<double, double> best_seconds_alternating(int warmups, int runs, First&& first, Second&& second) {
+  return best_seconds_alternating(warmups, runs, first, second, [] {});
 }
 
 /// Plan a batch with FFTW, its planner using `threads` threads. `plan_in`/`plan_out` are arrays

@@ -1,6 +1,6 @@
 // The size of the cache a rank's arrays compete for: the largest data cache of the CPU the
 // process runs on. One-rank plans decide by it whether a transform's arrays stay in the cache
-// (plan/stage_ops.cpp).
+// (plan/plane_split.cpp).
 #pragma once
 
 #include <cstddef>

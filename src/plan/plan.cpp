@@ -599,8 +599,22 @@ void Plan::Impl::allocate(std::array<Scratch, 3>& scratch) {
   const bool measured = plans_on_arrays(options);
   const std::size_t planning_arrays = !measured ? 0u : options.backend == Backend::automatic ? 3u : 2u;
   const std::size_t buffer_bytes = static_cast<std::size_t>(bp.buffer_elements * bp.element_bytes);
-  // Planning arrays 0 .. lent-1 are buffers 0 .. lent-1; the others are scratch.
-  const std::size_t lent = buffer_bytes >= scratch_bytes(bp)
+  // Planning arrays 0 .. lent-1 are buffers 0 .. lent-1; the others are scratch. Not where a
+  // one-rank stage will be timed whole against split (plane_split_timing) with a buffer for its
+  // array: the timing runs input, array and output at once, and a buffer lent as the input would
+  // time two arrays where the transform uses three (an r2c backward's copy of the input became a
+  // no-op, and the timing chose the way that ran up to 1.17x slower at 128^3).
+  const bool timed_on_buffer = [&] {
+    Options o = options;
+    if (o.backend == Backend::automatic) o.backend = Backend::fftw;  // the timing's backend if chosen
+    for (bool forward : {true, false})
+      for (std::size_t s = 0; s < bp.stages.size(); ++s)
+        if (plan::plane_split_timing(bp, o, s, !forward) != plan::SplitTiming::by_rule &&
+            !core::array_of(bp, forward, s).user_output)
+          return true;
+    return false;
+  }();
+  const std::size_t lent = buffer_bytes >= scratch_bytes(bp) && !timed_on_buffer
                                ? std::min(planning_arrays, static_cast<std::size_t>(bp.buffer_count))
                                : 0;
   const std::size_t scratch_count = planning_arrays - lent;

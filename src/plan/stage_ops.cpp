@@ -4,7 +4,6 @@
 #include <complex>
 #include <iterator>
 
-#include "core/cache.hpp"
 #include "kernels/copy_box.hpp"
 #include "kernels/spectral_lines.hpp"
 
@@ -68,67 +67,6 @@ std::function<void(const void*, void*, void*)> copy_action(std::array<Index, 3> 
   };
 }
 
-// A stage that can run whole or by planes: the FFTW backend, one 3-D op over a whole array.
-bool splits_into_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
-  if (options.backend != Backend::fftw) return false;
-  if (bp.padded || !bp.trailing.empty() || bp.ndim != 3 || bp.shape[0] < 2) return false;
-  return st.ops.size() == 1 && !st.ops[0].r2r() && st.ops[0].axes.size() == 3;
-}
-
-// The r2c of a whole 3-D array (one stage: a plan on one rank) runs as the r2c over planes
-// (axes 1 and 2) and the c2c along axis 0 in place in the output; the backward as the c2c along
-// axis 0 (from the input into the array, or in place) and the c2r over planes from there to the
-// output. FFTW's 3-D r2c/c2r plans take the whole array per pass; a plane (128^2 reals: 128 KiB)
-// stays in cache through both of its passes, and the FFTW backend runs a batch of planes plane by
-// plane (src/backend/fftw_batch.cpp). FFTW-MPI's transposed plans at one rank also run the
-// planes first (then a local transpose and axis 0). Measured on this project's 2-core VM
-// (`volfft-fftw-passes one-rank-r2c N`: one process, FFTW 3.3.10 measure, cache flushed between
-// calls, medians of 25; FFTW's 3-D plan -> planes), 128^3 / 256^3: forward out of place 17.4 ->
-// 14.7 / 176.0 -> 158.5 ms, in place 15.4 -> 12.8 / 170.7 -> 148.6; backward with the input kept
-// 27.4 -> 23.8 / 253.5 -> 216.4 (against the previous split: c2c over axes 0-1 from the input, then
-// c2r along axis 2), in place 19.0 -> 17.4 / 246.4 -> 210.9. With threads too: each thread takes
-// its share of the planes one by one and of axis 0's lines where the planning's timing finds that
-// faster than FFTW's threads (src/backend/fftw_batch.cpp). In the bench at 2 threads, in place,
-// against FFTW's threaded 3-D plan in the same iterations (volfft / FFTW, forward + backward; the
-// 3-D plan -> split, two jobs): r2c 128^3 1.06 -> 0.85-0.93, 256^3 1.01 -> 0.81-0.83; c2c 128^3
-// 1.03 -> 0.96-1.00, 256^3 1.08 -> 0.93-1.00. Not measured beyond 2 threads (each batch's own
-// choice is timed at planning), nor with ducc0, which keeps the 3-D transform. A padded plan or one
-// with trailing axes keeps its own ops.
-//
-// The c2c of a whole 3-D array runs the same two batches the other way round: axis 0 first
-// (from the input into the output, or in place), where the FFTW backend runs it as columns
-// through a buffer of its own when that is faster (src/backend/fftw_columns.hpp), then the planes
-// in place, one at a time. FFTW's 3-D c2c plan makes the same two passes, but its measurement
-// picks the plan for axis 0 from runs in cache and takes a slow one in about half the plannings
-// (that is the 26.0 against 32.5 ms of docs/performance.md), and out of place it runs the planes
-// from the input into the output, where a 256^2 plane (1 MiB) and its destination no longer fit a
-// core's cache. Measured (`volfft-fftw-passes one-rank N`: FFTW alone, one process, cache flushed
-// between calls, medians of 25; forward, FFTW's 3-D plan out of place / in place -> axis 0 as
-// columns, then planes): 128^3 48.0 / 45.1 -> 42.1 ms, 256^3 432.9 / 402.6 -> 350.4. Where the
-// arrays stay in the cache, FFTW's 3-D plan is the faster: c2c float 128^3 (16 MiB an array) took
-// 1.14-1.18x FFTW's in-place 3-D plan split, 1.10x whole (FFTW's out-of-place 3-D plan), while c2c
-// double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x FFTW-MPI's fastest
-// mode split. So a c2c splits where one side's array (all fields) is more than half the
-// last-level cache. Below that the 3-D plan is the faster when FFTW's measurement draws well, but
-// it does not always: c2c float 128^3 at one rank (`volfft-bench --compare fftw-mpi,fftw-serial`,
-// 2026-11-29), in one of 26 plannings the forward ran 31.6 ms against 22-26 ms for every FFTW plan
-// measured in the same job, its backward at their speed. So where the effort measures, the
-// planning times the 3-D plan against the split and keeps the faster (plane_split_timing;
-// plan::Program::whole_stage_ops says how). Above half the cache the split is not always the
-// faster either: on a Zen 5 VM (2026-12-07, 32 MiB shared L3) FFTW's out-of-place 3-D plan ran c2c
-// double 256^3 in 117-124 ms a direction against the split's 125-136, where the Intel VM above
-// read 432.9 against 350.4; so up to 8 times the cache both are measured and timed too.
-// One side's array of the stage (all fields) in units of the last-level cache.
-double caches_of_array(const core::Blueprint& bp, const core::Stage& st) {
-  const double bytes = double(st.box_in.size()) * double(bp.element_bytes) * double(bp.fields);
-  return bytes / double(core::last_level_cache_bytes());
-}
-
-bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
-  if (!splits_into_planes(bp, options, st)) return false;
-  return st.ops[0].real || caches_of_array(bp, st) > 0.5;
-}
-
 // That stage's ops as the stage lists them (the forward runs them in this order, the backward
 // in reverse): r2c: the r2c over planes, then the c2c along axis 0; c2c: so that axis 0 runs
 // first in either direction (the order of a c2c's axes is free).
@@ -142,15 +80,6 @@ std::vector<core::FftOp> planes_and_axis0(const core::FftOp& op, bool backward) 
 }
 
 }  // namespace
-
-SplitTiming plane_split_timing(const core::Blueprint& bp, const Options& options, std::size_t s) {
-  const core::Stage& st = bp.stages[s];
-  if (options.effort == Effort::estimate || !splits_into_planes(bp, options, st) || st.ops[0].real)
-    return SplitTiming::by_rule;
-  const double caches = caches_of_array(bp, st);
-  if (caches <= 0.5) return SplitTiming::probe;  // the rule's 3-D plan
-  return caches <= 8.0 ? SplitTiming::measured_both : SplitTiming::by_rule;
-}
 
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
                         const Box& part, void* plan_in, void* plan_out, bool array_is_user, const Box* array_place,
@@ -328,7 +257,11 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
   // by planes the c2c along axis 0 would write the array (`volfft-fftw-passes one-rank-r2c 128`:
   // 19.4 against 23.1 ms; in place in the input, a step OpRun does not have, 18.0).
   const bool planes = by_planes && !(may_destroy_input && st.ops[0].real);
-  const bool keep_fused = !planes && (in_user_array || may_destroy_input || (!last_stage && !bp.padded));
+  // The caller asked for one 3-D plan (PlaneSplit::whole, timed against the planes): an r2c's
+  // backward then copies the input into the array (below) for a 3-D c2r from there.
+  const bool whole_r2c = split == PlaneSplit::whole && splits_into_planes(bp, options, st) && st.ops[0].real;
+  const bool keep_fused =
+      !planes && (in_user_array || may_destroy_input || whole_r2c || (!last_stage && !bp.padded));
   std::vector<core::FftOp> ops;
   for (const core::FftOp& op : st.ops)
     for (const core::FftOp& part : planes       ? planes_and_axis0(op, true)

@@ -10,6 +10,7 @@
 
 #include "backend/fft_batch.hpp"
 #include "core/blueprint.hpp"
+#include "plan/plane_split.hpp"
 #include "volfft/options.hpp"
 
 namespace volfft::plan {
@@ -87,25 +88,10 @@ struct StageOps {
 /// part's own, a box of the same extents but along one untransformed axis, where it may hold
 /// more planes (exchange::Chunking::source_in_first); the user's arrays are read and written at
 /// the part's own place.
-/// `split`: how a one-rank 3-D c2c stage runs (see below); by_rule unless the caller timed both.
-enum class PlaneSplit { by_rule, whole, planes };
+/// `split`: how a one-rank 3-D stage runs (plane_split.hpp); by_rule unless the caller timed both.
 
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
                         const Box& part, void* plan_in, void* plan_out, bool array_is_user,
                         const Box* array_place = nullptr, PlaneSplit split = PlaneSplit::by_rule);
-
-/// How the planning chooses between stage s's two ways to run, where both are open: one FFTW plan
-/// of the whole 3-D c2c array, or axis 0 and then the planes (make_stage_ops with
-/// PlaneSplit::whole and ::planes). plan::Program::whole_stage_ops says how each is timed.
-enum class SplitTiming {
-  by_rule,          ///< no timing: the rule decides (effort estimate, r2c, arrays beyond 8x the cache, ...)
-  probe,            ///< the arrays fit half the cache: the 3-D plan, checked against a cheap split
-  measured_both,    ///< above half the cache, up to 8 times it: both measured, the faster kept
-};
-
-/// The timing for stage s. Only where the FFTW backend measures on the planning arrays (effort
-/// measure or patient). Beyond 8 times the last-level cache the rule's split is taken untimed:
-/// FFTW's measurement of a 3-D plan that size costs more planning than it was seen to save.
-SplitTiming plane_split_timing(const core::Blueprint& bp, const Options& options, std::size_t s);
 
 }  // namespace volfft::plan

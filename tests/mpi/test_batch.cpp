@@ -203,6 +203,16 @@ int main(int argc, char** argv) {
       check_batch<float>(MPI_COMM_WORLD, {16, 12, 10}, Kind::c2c, o, "float batch 4 inner");
       ++cases;
     }
+    // Measured r2c: at one rank its backward is timed whole (the fields copied into the plan's
+    // array, then the 3-D c2r) against split (plan/plane_split.hpp), and the forced runs of this
+    // test (tests/CMakeLists.txt, VOLFFT_TEST_TIMED_SPLIT) keep each way.
+    for (BatchLayout layout : {BatchLayout::outer, BatchLayout::inner}) {
+      Options o;
+      o.batch = 3, o.batch_layout = layout;
+      check_batch<double>(MPI_COMM_WORLD, {7, 6, 9}, Kind::r2c, o,
+                          std::string("measured batch 3 ") + to_string(layout) + " r2c 7x6x9");
+      ++cases;
+    }
 
     // Bad batches: the same message on every rank.
     {

@@ -282,6 +282,15 @@ int main(int argc, char** argv) {
         add(p);
       }
     }
+    // Measured: at one rank a 3-D stage may be timed whole against split (plan/plane_split.hpp;
+    // an r2c's backward whole copies its input into the plan's array first), and the forced
+    // runs of this test (tests/CMakeLists.txt, VOLFFT_TEST_TIMED_SPLIT) keep each way.
+    for (Kind kind : {Kind::c2c, Kind::r2c}) {
+      Case m{std::string(kind == Kind::c2c ? "c2c" : "r2c") + " double measured", shape, kind};
+      m.options.grid = slabs;
+      m.label += " grid " + grid_text(m.options.grid);
+      cases.push_back(m);  // not add(): that plans at effort estimate
+    }
 
     // No allocation by volfft on any rank; rank 0 says so where none had one.
     auto none = [&](const std::vector<Allocation>& mine, const std::string& label) {
