@@ -92,8 +92,13 @@ struct Options {
   /// Zero-padded ("pruned") transforms: the spectral side is the box `spectral_shape` (m, one
   /// entry per axis, m_a <= n_a) of low frequencies in numpy's order, the real side the full
   /// grid `shape` (n). forward() transforms the real grid and keeps the m-box; backward() pads
-  /// the m-box with zeros to n and transforms. Lines that would hold only zeros are never
-  /// transformed nor exchanged ([Hoefler2007]'s boxcut). Empty = no padding (m = n).
+  /// the m-box with zeros to n and transforms. Along an axis with an even m < n (not an r2c
+  /// plan's last axis) the m-box's index m/2, numpy's -m/2, stands for both -m/2 and +m/2 of the
+  /// n-grid: forward() adds the two, backward() puts half of the value on each. So
+  /// forward(backward(X)) == X for any X of a c2c plan and for the spectrum of any real field
+  /// of an r2c plan (whose padded spectrum stays Hermitian); fields band-limited below m/2 do
+  /// not see it. Lines that would hold only zeros are never transformed nor exchanged
+  /// ([Hoefler2007]'s boxcut). Empty = no padding (m = n).
   std::vector<std::int64_t> spectral_shape;
   /// Per-axis transform kinds, one per axis of the shape (AxisKind); empty = every axis dft
   /// (Kind::r2c: the last one r2c). A Kind::r2c plan's last entry must be r2c and no other;

@@ -61,14 +61,42 @@ void zero_planes(T* dst, const std::array<Index, 3>& ds, std::array<Index, 3> ex
     }
 }
 
+// Plane `from` of src along `axis`, times `factor`, into plane `to` of dst (added to it when
+// `add`). The planes may lie in one array, or be one plane (scaled in place): element by
+// element, each read before it is written.
+template <class T>
+void combine_plane(const T* src, const std::array<Index, 3>& ss, Index from, T* dst, const std::array<Index, 3>& ds,
+                   Index to, std::array<Index, 3> extent, int axis, Scalar<T> factor, bool add) {
+  const auto o = other_axes(axis, ds);
+  const T* s = src + from * ss[axis];
+  T* d = dst + to * ds[axis];
+  for (Index a = 0; a < extent[o[0]]; ++a)
+    for (Index b = 0; b < extent[o[1]]; ++b) {
+      const T v = factor * s[a * ss[o[0]] + b * ss[o[1]]];
+      T& w = d[a * ds[o[0]] + b * ds[o[1]]];
+      w = add ? w + v : v;
+    }
+}
+
+// An even kept size m < n on a full (not half) axis: the kept index m/2 is numpy's -m/2, the one
+// frequency of the m-grid that the n-grid tells apart from +m/2 (an m-point signal cannot). The
+// m-box's value there stands for both: padding puts half of it at -m/2 and half at +m/2, and
+// truncation adds the two back. So forward(backward(X)) == X, and a Hermitian X (the spectrum of a
+// real field, whose planes where the half axis is 0 a c2r reads as Hermitian) stays Hermitian
+// once padded: with the whole value at -m/2 alone a c2r kept half of it.
+bool splits_nyquist(const LineSpec& l) { return !l.half && l.kept % 2 == 0 && l.kept > 0 && l.kept < l.n; }
+
 }  // namespace
 
 template <class T>
 void truncate_lines(const T* src, const std::array<Index, 3>& ss, T* dst, const std::array<Index, 3>& ds,
                     std::array<Index, 3> extent, const LineSpec& l) {
   const Index c = l.half ? l.kept : (l.kept + 1) / 2, f = l.half ? 0 : l.kept / 2;
+  const bool nyquist = splits_nyquist(l);  // then c == f == m/2: +m/2 is added into -m/2
+  if (nyquist && src == dst) combine_plane(dst, ds, c, dst, ds, l.n - f, extent, l.axis, Scalar<T>(1), true);
   move_planes(src, ss, dst, ds, extent, l.axis, 0, 0, c, true);
   move_planes(src, ss, dst, ds, extent, l.axis, l.n - f, c, f, true);  // down: ascending is safe
+  if (nyquist && src != dst) combine_plane(src, ss, c, dst, ds, c, extent, l.axis, Scalar<T>(1), true);
 }
 
 template <class T>
@@ -78,6 +106,10 @@ void pad_lines(const T* src, const std::array<Index, 3>& ss, T* dst, const std::
   move_planes(src, ss, dst, ds, extent, l.axis, c, l.n - f, f, false);  // up: descending is safe
   move_planes(src, ss, dst, ds, extent, l.axis, 0, 0, c, true);
   zero_planes(dst, ds, extent, l.axis, c, l.n - f - c);
+  if (splits_nyquist(l)) {  // half of -m/2 (now at n - f) to +m/2 (at c == m/2)
+    combine_plane(dst, ds, l.n - f, dst, ds, l.n - f, extent, l.axis, Scalar<T>(0.5), false);
+    combine_plane(dst, ds, l.n - f, dst, ds, c, extent, l.axis, Scalar<T>(1), false);
+  }
 }
 
 #define VOLFFT_LINES(T)                                                                                     \

@@ -2,7 +2,9 @@
 // back with zeros, along one axis of a strided 3-D array: the data movement of padded
 // ("pruned") transforms. Kept values: indices [0, c) and [n - f, n) of the length-n spectrum,
 // c = ceil(m/2), f = floor(m/2), stored compactly as [0, m); on the half-spectrum (r2c) axis
-// simply [0, m).
+// simply [0, m). With an even m < n on a full axis, kept index m/2 (numpy's -m/2) stands for both
+// -m/2 and +m/2 of the n-grid: padding puts half of it on each, truncation adds them (so that
+// truncation undoes padding, and the padded spectrum of a real field stays Hermitian).
 #pragma once
 
 #include <array>

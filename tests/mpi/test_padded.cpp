@@ -1,8 +1,12 @@
 // Zero-padded ("pruned") transforms against a reference built from the unpadded transform:
 // forward(x) == the n-grid FFT of x truncated to the m-box (numpy order); backward(X) == the
-// inverse n-grid FFT of X zero-padded into the corners; band-limited fields survive a round
-// trip. c2c and r2c, odd and even sizes, ratios 1, 1.5 and 2, every engine, np 1-4. Also the
-// exchanged bytes: a quarter (column) and half (row) of the unpadded plan's at ratio 2.
+// inverse n-grid FFT of X zero-padded into the corners; where m is even and less than n on a full
+// (not r2c) axis, the m-box's m/2 stands for both -m/2 and +m/2 of the n-grid: forward adds the
+// two, backward puts half on each. Band-limited fields survive a round trip, and so does the
+// spectrum of any real field (forward(backward(X)) == X: the r2c plan's m/2 modes came back
+// halved when padding put them at -m/2 alone). c2c and r2c, odd and even sizes, ratios 1, 1.5
+// and 2, every engine, np 1-4. Also the exchanged bytes: a quarter (column) and half (row) of the
+// unpadded plan's at ratio 2.
 #include <cmath>
 #include <string>
 
@@ -59,6 +63,24 @@ void run(const Case& c, Kind kind, std::array<int, 2> grid, Engine engine, const
       f[a] = (real && a == nd - 1) ? k[a] : (a < nd ? full_index(k[a], n3[a], m3[a]) : 0);
     return f;
   };
+  // Every n-grid index kept index k stands for: to_full(k), and on each full axis with an even
+  // m < n where k is m/2 (numpy's -m/2) +m/2 as well; `split` counts those axes.
+  auto for_images = [&](const std::array<Index, 3>& k, auto&& f) {
+    std::array<int, 3> twin{};
+    int split = 0;
+    for (int a = 0; a < nd; ++a) {
+      const bool full_axis = !(real && a == nd - 1);
+      twin[a] = full_axis && m3[a] % 2 == 0 && m3[a] < n3[a] && k[a] == m3[a] / 2;
+      split += twin[a];
+    }
+    for (int mask = 0; mask < 8; ++mask) {
+      if ((mask & ~(twin[0] | twin[1] << 1 | twin[2] << 2)) != 0) continue;
+      std::array<Index, 3> x = to_full(k);
+      for (int a = 0; a < 3; ++a)
+        if (mask >> a & 1) x[a] = m3[a] / 2;
+      f(x, split);
+    }
+  };
   const Box ib = plan.input_box(), ob = plan.output_box();
   const auto is = strides_for(ib, plan.input_order(), nd), os = strides_for(ob, plan.output_order(), nd);
   auto off = [&](const std::array<Index, 3>& x, const Box& b, const std::array<Index, 3>& s) {
@@ -83,7 +105,8 @@ void run(const Case& c, Kind kind, std::array<int, 2> grid, Engine engine, const
   else plan.forward(xc.data(), X.data());
   double e2 = 0, r2 = 0;
   for_box(ob, nd, [&](auto k) {
-    const cd r = ref[flat(to_full(k))];
+    cd r = 0;
+    for_images(k, [&](const std::array<Index, 3>& x, int) { r += ref[flat(x)]; });
     e2 += std::norm(X[off(k, ob, os)] - r), r2 += std::norm(r);
   });
   const double tol = 1e-13 * std::log2(static_cast<double>(N) + 2);
@@ -98,9 +121,12 @@ void run(const Case& c, Kind kind, std::array<int, 2> grid, Engine engine, const
     mbox.hi = {m3[0], m3[1], m3[2]};
     for_box(mbox, 3, [&](auto k) {
       const Index id = (k[0] * m3[1] + k[1]) * m3[2] + k[2];
-      padded[flat(to_full(k))] = cd(value_at(id, 5), value_at(id, 6));
+      const cd v(value_at(id, 5), value_at(id, 6));
+      for_images(k, [&](const std::array<Index, 3>& x, int split) { padded[flat(x)] = v / double(1 << split); });
+      bool here = true;
+      for (int a = 0; a < nd; ++a) here = here && k[a] >= ob.lo[a] && k[a] < ob.hi[a];
+      if (here) spec[off(k, ob, os)] = v;
     });
-    for_box(ob, nd, [&](auto k) { spec[off(k, ob, os)] = padded[flat(to_full(k))]; });
     plan.backward(spec.data(), bc.data());
     // ifft(Y) = conj(fft(conj(Y))) / N
     std::vector<cd> conj_pad(N);
@@ -142,6 +168,30 @@ void run(const Case& c, Kind kind, std::array<int, 2> grid, Engine engine, const
   }
   const double rte = std::sqrt(sum_all(rt) / std::max(sum_all(in2), 1e-300));
   CHECK_MSG(rte < tol, label << ": band-limited round trip error " << rte);
+
+  // 4. the spectrum of a field of random values (a real one for r2c: Hermitian, its m/2 modes
+  // included) survives backward, then forward: forward(backward(X)) == X (the backward scales
+  // by 1/N of the n-grid).
+  for_box(ib, nd, [&](auto x) {
+    const Index id = flat(x);
+    if (real) xr[off(x, ib, is)] = value_at(id, 7);
+    else xc[off(x, ib, is)] = cd(value_at(id, 7), value_at(id, 8));
+  });
+  std::vector<cd> X2(nout);
+  if (real) {
+    plan.forward(xr.data(), X.data());
+    plan.backward(X.data(), br.data());
+    plan.forward(br.data(), X2.data());
+  } else {
+    plan.forward(xc.data(), X.data());
+    plan.backward(X.data(), bc.data());
+    plan.forward(bc.data(), X2.data());
+  }
+  double sp = 0, sp2 = 0;
+  for (Index k = 0; k < plan.output_count(); ++k)
+    sp += std::norm(X2[k] - X[k]), sp2 += std::norm(X[k]);
+  const double spe = std::sqrt(sum_all(sp) / std::max(sum_all(sp2), 1e-300));
+  CHECK_MSG(spe < tol, label << ": forward(backward(X)) differs from X by " << spe);
 }
 
 std::string text(const std::vector<Index>& v) {

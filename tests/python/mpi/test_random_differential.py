@@ -7,7 +7,7 @@ nothing), c2c or r2c, double or single precision, a grid (slabs, pencils or "aut
 engine and backend the library names (:func:`volfft.plan_options`), layout, padding, threads,
 placement, ``scale_backward``, the pipelined and node engines' options, ``out`` arrays, arrays
 not aligned for SIMD and the split-phase calls. Each is checked against numpy on rank 0:
-forward against ``fftn``/``rfftn`` (padded: the kept m-box of the real grid's spectrum),
+forward against ``fftn``/``rfftn`` (padded: the kept m-box of the real grid's spectrum, spectral_box.py),
 backward of that output against numpy's inverse, and neither call may modify its input.
 
 A 2-D case offered a pencil grid must be refused with the library's message for it. A case is
@@ -29,6 +29,7 @@ import pytest
 from mpi4py import MPI
 
 import volfft
+from spectral_box import pad, truncate  # tests/python/mpi/spectral_box.py
 from test_transforms import EPS, ROOT, ReversedPlacement, agree, factor_grids, random_global, rel_l2
 
 SIZE = MPI.COMM_WORLD.size
@@ -147,24 +148,14 @@ def expected_refusal(case: dict):
     return None
 
 
-def kept_indices(n: int, m: int, last_r2c: bool) -> np.ndarray:
-    """Where the m kept modes lie in a length-n spectrum (numpy's order; r2c last axis: 0..m//2)."""
-    if last_r2c:
-        return np.arange(m // 2 + 1)
-    k = np.arange(m)
-    return np.where(k < (m + 1) // 2, k, n - m + k)
-
-
 def numpy_reference(glob: np.ndarray, case: dict, n: tuple):
     """(forward output, backward of it) as numpy computes them, in double precision."""
     r2c = case["kind"] == "r2c"
     x = glob.astype(np.float64 if r2c else np.complex128)
     full = np.fft.rfftn(x) if r2c else np.fft.fftn(x)
     m = case["shape"]
-    box = np.ix_(*[kept_indices(n[a], m[a], r2c and a == len(m) - 1) for a in range(len(m))])
-    forward = full[box]
-    padded = np.zeros_like(full)
-    padded[box] = forward
+    forward = truncate(full, m, n, r2c)
+    padded = pad(forward, m, n, r2c)
     axes = list(range(len(n)))
     back = np.fft.irfftn(padded, s=n, axes=axes) if r2c else np.fft.ifftn(padded, axes=axes)
     if not case["options"].get("scale_backward", True):
