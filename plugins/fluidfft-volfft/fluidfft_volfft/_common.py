@@ -236,7 +236,10 @@ class VolfftFFTBase:
         plan's ``scale_forward``). A non-contiguous ``fieldX`` is copied by volfft into a staging
         array kept by the plan; ``fieldK`` must be C-contiguous (volfft refuses otherwise).
         """
-        self._plan.forward(fieldX, out=fieldK.transpose(self._K_to_global))
+        try:
+            self._plan.forward(fieldX, out=fieldK.transpose(self._K_to_global))
+        except (TypeError, ValueError) as problem:
+            self._explain("fft_as_arg", problem, (("fieldX", fieldX, False, False), ("fieldK", fieldK, True, True)))
 
     def ifft_as_arg(self, fieldK: np.ndarray, fieldX: np.ndarray) -> None:
         """Backward transform of ``fieldK`` into ``fieldX``, unscaled (fluidfft's ifft).
@@ -245,10 +248,44 @@ class VolfftFFTBase:
         allocation and no copy for C-contiguous arrays; a non-contiguous ``fieldK`` is copied
         into the plan's staging array first.
         """
-        self._plan.backward(fieldK.transpose(self._K_to_global), out=fieldX)
+        try:
+            self._plan.backward(fieldK.transpose(self._K_to_global), out=fieldX)
+        except (TypeError, ValueError) as problem:
+            self._explain("ifft_as_arg", problem, (("fieldK", fieldK, True, False), ("fieldX", fieldX, False, True)))
 
     # volfft's out-of-place backward leaves its input as it was: nothing faster to offer.
     ifft_as_arg_destroy = ifft_as_arg
+
+    def _explain(self, method: str, problem: Exception, arguments) -> None:
+        """Raise ``problem`` again in fluidfft's terms, on every rank alike.
+
+        volfft refuses a bad array on every rank alike, but names its own arguments (``a``,
+        ``out``) and shapes in its global axes, where fluidfft's arrays are ``fieldX``/``fieldK``
+        of shapes ``get_shapeX_loc()``/``get_shapeK_loc()``. Every rank is here (the refusal was
+        collective), so each checks its own arrays against fluidfft's terms and all raise the same
+        message: the ranks whose arrays are wrong, and how. Only on this failing path: a good call
+        pays nothing. Each argument: (name, array, spectral, written).
+        """
+        mine = []
+        for name, array, spectral, written in arguments:
+            shape = self._shapeK_loc if spectral else self._shapeX_loc
+            dtype = np.dtype(np.complex128 if spectral else np.float64)
+            if not isinstance(array, np.ndarray):
+                mine.append(f"{name} is a {type(array).__name__}, not a numpy.ndarray")
+                continue
+            if array.dtype != dtype or tuple(array.shape) != shape:
+                mine.append(f"{name} has shape {tuple(array.shape)} and dtype {array.dtype}, expected "
+                            f"{'get_shapeK_loc()' if spectral else 'get_shapeX_loc()'} = {shape} and {dtype}")
+            elif written and not array.flags.c_contiguous:
+                mine.append(f"{name} is not C-contiguous (it is written in place: make it with "
+                            f"{'create_arrayK' if spectral else 'create_arrayX'} or numpy.ascontiguousarray)")
+            elif written and not array.flags.writeable:
+                mine.append(f"{name} is read-only")
+        everyone = self._comm.allgather("; ".join(mine)) if self._comm.size > 1 else ["; ".join(mine)]
+        found = [f"rank {r}: {text}" if self._comm.size > 1 else text for r, text in enumerate(everyone) if text]
+        if not found:
+            raise problem
+        raise type(problem)(f"{method}: " + "; ".join(found)) from problem
 
     def fft(self, fieldX: np.ndarray) -> np.ndarray:
         """Forward transform, scaled by 1/N; returns a new spectral array."""

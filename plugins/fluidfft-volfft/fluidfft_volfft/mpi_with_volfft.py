@@ -55,9 +55,10 @@ def _make_plan(comm, shape, options):
     # fluidfft's 3-D operators decide on each rank whether the transform is distributed (this
     # rank's real-space block against the whole array), so a rank that holds the whole array
     # runs their spectra without the others, which then wait (n1 = 1 takes the grid 1 x P).
-    # Where the grid is volfft's choice and slabs give every rank planes, take slabs.
+    # Where the grid is volfft's choice and slabs leave no rank holding everything (n0 >= 2: some
+    # ranks may then hold nothing, which the operators handle), take slabs.
     holds_all = comm.allreduce(int(tuple(plan.input_shape) == tuple(shape)), op=MPI.MAX)
-    if comm.size > 1 and holds_all and "grid" not in options and shape[0] >= comm.size:
+    if comm.size > 1 and holds_all and "grid" not in options and shape[0] >= 2:
         plan.close()
         return _make_plan(comm, shape, {**options, "layout": layout, "grid": (comm.size, 1)})
     # The order follows from the grid, the same on every rank; agreed anyway, since closing

@@ -220,14 +220,39 @@ class Values(unittest.TestCase):
         """ny = 1: volfft's rule takes the grid 1 x P, where rank 0 holds the whole real-space
         array; fluidfft's operators decide per rank that they are not distributed and ran their
         spectra's collectives on the other ranks only (a hang). The plugin takes slabs there
-        (other rank counts may take another grid on which no rank holds everything)."""
-        op = OperatorsPseudoSpectral3D(6, 1, 5, 1.0, 1.0, 1.0, fft=METHOD_3D)
-        fft = op.oper_fft
-        holds_all = COMM.allreduce(int(tuple(fft.get_shapeX_loc()) == tuple(fft.get_shapeX_seq())), op=MPI.MAX)
-        self.assertEqual(bool(holds_all), COMM.size == 1, fft.plan.grid)
-        energy = np.abs(op.create_arrayK(1.0)) ** 2
-        spectra = op.compute_1dspectra(energy)
-        self.assertTrue(all(np.all(np.isfinite(s)) for s in spectra))
+        (other rank counts may take another grid on which no rank holds everything), also where
+        nz = 2 is less than the ranks (some hold nothing; it kept 1 x P there and hung at np 3)."""
+        for nz in (5, 2):
+            op = OperatorsPseudoSpectral3D(6, 1, nz, 1.0, 1.0, 1.0, fft=METHOD_3D)
+            fft = op.oper_fft
+            holds_all = COMM.allreduce(int(tuple(fft.get_shapeX_loc()) == tuple(fft.get_shapeX_seq())), op=MPI.MAX)
+            self.assertEqual(bool(holds_all), COMM.size == 1, (nz, fft.plan.grid))
+            energy = np.abs(op.create_arrayK(1.0)) ** 2
+            spectra = op.compute_1dspectra(energy)
+            self.assertTrue(all(np.all(np.isfinite(s)) for s in spectra))
+
+    def test_bad_arrays_are_named_in_fluidfft_terms_on_every_rank(self):
+        """volfft names its own arguments (a, out) and global-axes shapes; the plugin's message
+        names fieldX/fieldK, fluidfft's shapes and the ranks whose arrays are wrong, the same on
+        every rank (only rank 0 passes the bad array: the others must not hang)."""
+        fft = import_fft_class(METHOD_3D)(6, 8, 10)
+        fieldX = np.ascontiguousarray(np.random.default_rng(2).random(fft.get_shapeX_loc()))
+        fieldK = fft.create_arrayK(0.0)
+        where = "rank 0: " if COMM.size > 1 else ""
+        shapeK = fft.get_shapeK_loc()
+        bad_shape = np.zeros((shapeK[0] + 1,) + tuple(shapeK[1:]), np.complex128) if COMM.rank == 0 else fieldK
+        with self.assertRaisesRegex(ValueError, f"^fft_as_arg: {where}fieldK has shape .* expected "
+                                                r"get_shapeK_loc\(\) = "):
+            fft.fft_as_arg(fieldX, bad_shape)
+        fortran = np.asfortranarray(fieldK) if COMM.rank == 0 else fieldK
+        self.assertTrue(COMM.rank != 0 or not fortran.flags.c_contiguous, fieldK.shape)
+        with self.assertRaisesRegex(ValueError, f"^fft_as_arg: {where}fieldK is not C-contiguous"):
+            fft.fft_as_arg(fieldX, fortran)
+        wrong_dtype = fieldX.astype(np.float32) if COMM.rank == 0 else fieldX
+        with self.assertRaisesRegex(TypeError, f"^ifft_as_arg: {where}fieldX has shape .* and dtype float32"):
+            fft.ifft_as_arg(fieldK, wrong_dtype)
+        # And the plan still works afterwards.
+        fft.fft_as_arg(fieldX, fieldK)
 
     def test_options_that_change_the_transform_are_refused(self):
         for options in ({"destroy_input": True}, {"batch": 2}, {"batch_layout": "inner"}, {"kinds": ("dft",) * 3}):
