@@ -412,8 +412,10 @@ class Plan:
         ``m`` (low frequencies in numpy's order) and the real grid is ``floor(m * padding)``
         per axis (:attr:`shape`). forward() keeps the m-box of the real grid's spectrum;
         backward() pads it with zeros. backward scales by ``1/N`` of the real grid, so
-        ``forward(backward(u_hat)) == u_hat``. Lines holding only zeros are never transformed
-        nor exchanged (docs/conventions.md).
+        ``forward(backward(u_hat)) == u_hat`` (r2c: for the spectrum of a real field). Along an
+        axis with an even m, index m/2 (numpy's -m/2) stands for both -m/2 and +m/2 of the real
+        grid: forward adds the two, backward puts half on each (docs/python.md). Lines holding
+        only zeros are never transformed nor exchanged (docs/conventions.md).
     planes : "auto" or int
         Engine ``"pipelined"``: planes per chunk (``"auto"``: about eight chunks; 0: blocking).
     max_in_flight : int, default 4
