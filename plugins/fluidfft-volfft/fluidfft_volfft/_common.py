@@ -58,13 +58,16 @@ def _parse_value(text: str) -> Any:
     text = text.strip()
     if re.fullmatch(r"[+-]?\d+", text):
         return int(text)
+    if re.fullmatch(r"[+-]?\d+(:[+-]?\d+)+", text):  # a list of integers (rank_order=3:2:1:0)
+        return tuple(int(v) for v in text.split(":"))
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
     return text
 
 
 def parse_options(text: Optional[str]) -> Dict[str, Any]:
-    """``"grid=2x2,engine=alltoallv,threads=2"`` -> ``{"grid": "2x2", ...}``."""
+    """``"grid=2x2,engine=alltoallv,threads=2"`` -> ``{"grid": "2x2", ...}``; integers become
+    ints, true/false bools, colon-separated integers a tuple (``rank_order=3:2:1:0``)."""
     options: Dict[str, Any] = {}
     if not text:
         return options

@@ -12,6 +12,7 @@ Run under MPI, every rank the same tests in the same order (they are collective)
 """
 from __future__ import annotations
 
+import os
 import unittest
 from math import pi
 
@@ -253,6 +254,26 @@ class Values(unittest.TestCase):
             fft.ifft_as_arg(fieldK, wrong_dtype)
         # And the plan still works afterwards.
         fft.fft_as_arg(fieldX, fieldK)
+
+    def test_options_variable_takes_lists_of_integers(self):
+        """FLUIDFFT_VOLFFT_OPTIONS: colon-separated integers are a list, so that a placement
+        (rank_order) can be given there; a slab grid with the ranks in reverse order puts rank
+        P - 1 - r at grid position r."""
+        from fluidfft_volfft._common import OPTIONS_VARIABLE, parse_options
+
+        self.assertEqual(parse_options("grid=2x2,rank_order=3:2:1:0,threads=2,verbose=false"),
+                         {"grid": "2x2", "rank_order": (3, 2, 1, 0), "threads": 2, "verbose": False})
+        if COMM.size == 1:
+            return
+        order = ":".join(str(r) for r in reversed(range(COMM.size)))
+        os.environ[OPTIONS_VARIABLE] = f"grid={COMM.size}x1,rank_order={order},effort=estimate"
+        try:
+            fft = import_fft_class(METHOD_3D)(COMM.size, 4, 6)
+        finally:
+            del os.environ[OPTIONS_VARIABLE]
+        self.assertEqual(tuple(fft.plan.grid_position), (COMM.size - 1 - COMM.rank, 0))
+        fieldX = np.ascontiguousarray(_local_block(fft, _global_field((COMM.size, 4, 6), seed=4)))
+        self.assertTrue(np.allclose(fft.ifft(fft.fft(fieldX)), fieldX))
 
     def test_options_that_change_the_transform_are_refused(self):
         for options in ({"destroy_input": True}, {"batch": 2}, {"batch_layout": "inner"}, {"kinds": ("dft",) * 3}):
