@@ -208,6 +208,7 @@ int main(int argc, char** argv) {
         {{8, 8, 8}, {4, 4, 4}},      // ratio 2, even
         {{9, 12, 10}, {6, 8, 7}},    // ratio 1.5, odd and even kept sizes
         {{7, 9, 11}, {7, 9, 11}},    // ratio 1: no padding
+        {{8, 6, 6}, {6, 4, 6}},      // even m/2 split on two axes, the r2c axis unpadded (its n/2 plane Hermitian)
         {{10, 7, 6}, {5, 5, 3}},     // odd ratios
         {{5, 3, 4}, {1, 2, 3}},      // tiny kept boxes, ranks without data
         {{12, 9}, {8, 6}},           // 2-D
