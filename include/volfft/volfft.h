@@ -98,7 +98,8 @@ typedef struct {
 typedef struct {
   volfft_box box;      /* the elements this rank owns; may be empty */
   int order[3];        /* memory order, axes slowest to fastest ... */
-  int order_length;    /* ... its entries: 0 (C order) or ndim */
+  int order_length;    /* ... its entries: 0 (C order) or ndim; at most 3: an N-D plan's order
+                          is that of its first three axes, the trailing ones after them */
   volfft_box storage;  /* the local array in global indices when larger than box (ghost layers,
                           padded rows); all zero = box itself. Must contain box. */
 } volfft_local_array;
@@ -131,7 +132,8 @@ volfft_status volfft_plan_destroy(volfft_plan plan);
 volfft_status volfft_forward(volfft_plan plan, const void* in, void* out);
 volfft_status volfft_backward(volfft_plan plan, const void* in, void* out);
 
-/* Split phase (see volfft::Request): start, then test now and then, then wait. */
+/* Split phase (see volfft::Request): start, then test now and then, then wait. A start sets
+ * *request to NULL first: it holds a request only when the start returns VOLFFT_OK. */
 typedef struct volfft_request_s* volfft_request;
 volfft_status volfft_forward_start(volfft_plan plan, const void* in, void* out,
                                    volfft_request* request);

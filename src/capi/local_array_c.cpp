@@ -30,9 +30,11 @@ volfft_local_array to_c(const LocalArray& a) {
 }
 
 LocalArray from_c(const volfft_local_array& c, const char* what) {
+  // The struct holds three entries: an N-D plan's order is that of its first three axes (the
+  // trailing ones follow them, in C order).
   if (c.order_length < 0 || c.order_length > 3)
     throw Error(std::string("volfft: ") + what + ".order_length must be 0 (C order) or the number of "
-                "dimensions; got " + std::to_string(c.order_length));
+                "dimensions, at most 3 (an N-D plan's first three axes); got " + std::to_string(c.order_length));
   LocalArray a;
   a.box = from_c(c.box);
   a.storage = from_c(c.storage);

@@ -67,8 +67,10 @@ void require_output(const void* p, const char* name) {
 // A split-phase start: the request pointer is checked on every rank together (one small
 // collective, as the blocking calls' own argument checks), so that a NULL one on one rank fails
 // the call everywhere instead of leaving the others inside the transform.
+// *request is NULL until the start succeeds (as volfft_plan_create's *plan on failure).
 template <class Start>
 void start(volfft_plan plan, volfft_request* request, const Start& begin) {
+  if (request) *request = nullptr;
   require_plan(plan);
   plan->plan.agree_on_problem(request ? "" : "volfft: request (the output pointer) is NULL");
   *request = new volfft_request_s{begin()};

@@ -411,7 +411,9 @@ void Reshape::reverse(const void* out, void* in) {
 void Reshape::start(const void* src, void* dst, bool reversed) {
   Impl& x = *impl_;
   std::string problem;
-  const char* call = reversed ? "volfft::Reshape::reverse: " : "volfft::Reshape::execute: ";
+  // execute() and reverse() run through here, as the split-phase start does (also the C API's
+  // volfft_reshape_start): the message names both.
+  const char* call = reversed ? "volfft::Reshape::reverse (or start, reversed): " : "volfft::Reshape::execute (or start): ";
   const Index src_count = reversed ? output_count() : input_count();
   const Index dst_count = reversed ? input_count() : output_count();
   const Index src_bytes = src_count * x.element_bytes, dst_bytes = dst_count * x.element_bytes;

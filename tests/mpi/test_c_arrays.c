@@ -318,7 +318,8 @@ static void errors_on_every_rank(void) {
   volfft_plan plan;
   status = volfft_plan_create_on_arrays(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, NULL, &in, &out, &plan);
   CHECK(status == VOLFFT_ERROR_ARGUMENT && plan == NULL, "order_length 7 accepted");
-  CHECK(rank != 0 || strstr(volfft_last_error(), "out.order_length") != NULL, "message: %s", volfft_last_error());
+  CHECK(rank != 0 || strstr(volfft_last_error(), "out.order_length must be 0 (C order) or the number of dimensions, "
+                                                 "at most 3") != NULL, "message: %s", volfft_last_error());
   /* distributions: bad axis, named */
   CHECK(volfft_pencils(3, shape, ranks, 3, slabs) == VOLFFT_ERROR_ARGUMENT && strstr(volfft_last_error(), "axis"),
         "pencils axis 3: %s", volfft_last_error());
@@ -345,11 +346,15 @@ static void c_api_contracts(void) {
 
   /* A split-phase start whose request pointer is NULL on one rank fails on every rank (before,
    * the others went into the transform and the job hung), and the plan stays usable. */
-  volfft_request request = NULL;
+  /* On the ranks whose pointer is good, *request is NULL after the failure (it held garbage). */
+  volfft_request request = (volfft_request)&n_in;
   expect_argument_error(volfft_forward_start(plan, a, y, rank == last ? NULL : &request), "request",
                         "forward_start with a NULL request on one rank");
+  CHECK(rank == last || request == NULL, "forward_start failed: *request is NULL");
+  request = (volfft_request)&n_in;
   expect_argument_error(volfft_backward_start(plan, y, a, rank == last ? NULL : &request), "request",
                         "backward_start with a NULL request on one rank");
+  CHECK(rank == last || request == NULL, "backward_start failed: *request is NULL");
   CHECK(volfft_forward(plan, a, y) == VOLFFT_OK, "forward after the failed starts");
 
   /* volfft_timings over ranks (collective): a NULL count or a bad direction on one rank. */
