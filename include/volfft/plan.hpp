@@ -190,7 +190,9 @@ class Plan {
 
   /// Workspace bytes the plan for these arguments needs on rank `rank` of `comm_size` when it is
   /// given that workspace (Options::workspace; engine auto then means alltoallv, since the
-  /// node engine cannot put a caller's memory in shared memory). Pure (no MPI).
+  /// node engine cannot put a caller's memory in shared memory). Pure (no MPI). With engine node
+  /// it counts the send area, which a plan whose ranks all share one node does not use (which
+  /// ranks share a node takes MPI to know): up to twice workspace_bytes() then, never less.
   static std::size_t required_workspace_bytes(int comm_size, int rank,
                                               const std::vector<std::int64_t>& shape, Kind kind,
                                               Precision precision, const Options& options = {});

@@ -159,7 +159,9 @@ volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes);
 /* Bytes of options->workspace a plan for these arguments needs on rank `rank` of `comm_size`
  * (Plan::required_workspace_bytes): pure, no MPI, before any plan exists. A plan given a
  * workspace runs engine auto as alltoallv, so this can exceed volfft_workspace_bytes of a plan
- * that owns its workspace (engine node). */
+ * that owns its workspace (engine node). With engine node it counts the send area, which a
+ * plan whose ranks all share one node does not use (which ranks share a node takes MPI to
+ * know): then it is up to twice what the plan reports, never less. */
 volfft_status volfft_required_workspace_bytes(int comm_size, int rank, int ndim, const int64_t* shape, int kind,
                                               int precision, const volfft_options* options, size_t* bytes);
 /* Bytes of the one array an in-place plan transforms (Plan::in_place_bytes). */
