@@ -189,6 +189,31 @@ struct Reshape::Impl {
     return r;
   }
 
+  // Elements of the in and out arrays (storage times batch): Reshape::input_count/output_count.
+  Index in_count() const { return in.storage.size() * options.batch; }
+  Index out_count() const { return out.storage.size() * options.batch; }
+
+  // execute(), reverse() and start(): the arrays checked and the calls agreed on every rank, then
+  // the exchange started (`call` heads this rank's problems: the public call the user made).
+  void begin(const void* src, void* dst, bool reversed, const char* call) {
+    std::string problem;
+    const Index src_count = reversed ? out_count() : in_count();
+    const Index dst_count = reversed ? in_count() : out_count();
+    const Index src_bytes = src_count * element_bytes, dst_bytes = dst_count * element_bytes;
+    if ((src == nullptr && src_bytes > 0) || (dst == nullptr && dst_bytes > 0))
+      problem = std::string(call) + "the arrays must be non-null where they hold elements (" +
+                std::to_string(src_count) + " read, " + std::to_string(dst_count) + " written on this rank)";
+    else if (core::overlapping(src, src_bytes, dst, dst_bytes))
+      problem = std::string(call) + "the arrays overlap; a reshape reads one array and writes another";
+    else if (pending)
+      problem = "volfft::Reshape: a split-phase reshape is in progress: finish() it first (Python: its request's wait())";
+    mpi::agree_or_throw(comm, problem, reversed ? 2 : 1,
+                        "volfft::Reshape: ranks made different calls on one reshape (execute/reverse)");
+    exchange::Exchange& e = reversed ? *back : *exchange;
+    run(e, src, dst, true);
+    pending = &e;
+  }
+
   void run(exchange::Exchange& e, const void* src, void* dst, bool split) {
     NoCompute none;
     exchange::ExchangeTimes times;
@@ -399,36 +424,17 @@ Reshape::Reshape(Reshape&&) noexcept = default;
 Reshape& Reshape::operator=(Reshape&&) noexcept = default;
 
 void Reshape::execute(const void* in, void* out) {
-  start(in, out, false);
+  impl_->begin(in, out, false, "volfft::Reshape::execute: ");
   finish();
 }
 
 void Reshape::reverse(const void* out, void* in) {
-  start(out, in, true);
+  impl_->begin(out, in, true, "volfft::Reshape::reverse: ");
   finish();
 }
 
 void Reshape::start(const void* src, void* dst, bool reversed) {
-  Impl& x = *impl_;
-  std::string problem;
-  // execute() and reverse() run through here, as the split-phase start does (also the C API's
-  // volfft_reshape_start): the message names both.
-  const char* call = reversed ? "volfft::Reshape::reverse (or start, reversed): " : "volfft::Reshape::execute (or start): ";
-  const Index src_count = reversed ? output_count() : input_count();
-  const Index dst_count = reversed ? input_count() : output_count();
-  const Index src_bytes = src_count * x.element_bytes, dst_bytes = dst_count * x.element_bytes;
-  if ((src == nullptr && src_bytes > 0) || (dst == nullptr && dst_bytes > 0))
-    problem = std::string(call) + "the arrays must be non-null where they hold elements (" +
-              std::to_string(src_count) + " read, " + std::to_string(dst_count) + " written on this rank)";
-  else if (core::overlapping(src, src_bytes, dst, dst_bytes))
-    problem = std::string(call) + "the arrays overlap; a reshape reads one array and writes another";
-  else if (x.pending)
-    problem = "volfft::Reshape: a split-phase reshape is in progress: finish() it first (Python: its request's wait())";
-  mpi::agree_or_throw(x.comm, problem, reversed ? 2 : 1,
-                      "volfft::Reshape: ranks made different calls on one reshape (execute/reverse)");
-  exchange::Exchange& e = reversed ? *x.back : *x.exchange;
-  x.run(e, src, dst, true);
-  x.pending = &e;
+  impl_->begin(src, dst, reversed, reversed ? "volfft::Reshape::start (reversed): " : "volfft::Reshape::start: ");
 }
 
 void Reshape::agree_on_problem(const std::string& problem) { mpi::agree_or_throw(impl_->comm, problem); }
@@ -451,8 +457,8 @@ std::vector<std::int64_t> Reshape::shape() const {
 const LocalArray& Reshape::input() const { return impl_->in; }
 const LocalArray& Reshape::output() const { return impl_->out; }
 Engine Reshape::engine() const { return impl_->engine; }
-std::int64_t Reshape::input_count() const { return impl_->in.storage.size() * impl_->options.batch; }
-std::int64_t Reshape::output_count() const { return impl_->out.storage.size() * impl_->options.batch; }
+std::int64_t Reshape::input_count() const { return impl_->in_count(); }
+std::int64_t Reshape::output_count() const { return impl_->out_count(); }
 std::size_t Reshape::workspace_bytes() const {
   return static_cast<std::size_t>(impl_->send_area + impl_->receive_area);
 }

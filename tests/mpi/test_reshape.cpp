@@ -244,9 +244,14 @@ void errors(MPI_Comm comm, int rank, int size) {
   Reshape r(comm, shape, in, out);
   std::vector<std::complex<double>> a(static_cast<std::size_t>(r.input_count()) + 1), b(a.size());
   expect_everywhere("null", error_of([&] { r.execute(rank == 0 ? nullptr : a.data(), b.data()); }),
-                    "the arrays must be non-null where they hold elements");
+                    "volfft::Reshape::execute: the arrays must be non-null where they hold elements");
   expect_everywhere("overlap call", error_of([&] { r.execute(a.data(), rank == 0 ? a.data() : b.data()); }),
-                    "the arrays overlap");
+                    "volfft::Reshape::execute: the arrays overlap");
+  // The split-phase start names itself (it named execute/reverse, which it shares the checks with).
+  expect_everywhere("overlap start", error_of([&] { r.start(a.data(), rank == 0 ? a.data() : b.data(), true); }),
+                    "volfft::Reshape::start (reversed): the arrays overlap");
+  expect_everywhere("null reverse", error_of([&] { r.reverse(rank == 0 ? nullptr : b.data(), a.data()); }),
+                    "volfft::Reshape::reverse: the arrays must be non-null");
   expect_everywhere("mixed calls", error_of([&] {
                       if (rank == 0) r.execute(a.data(), b.data()); else r.reverse(b.data(), a.data());
                     }),
