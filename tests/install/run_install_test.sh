@@ -23,6 +23,11 @@ step() { echo "--- $*"; }
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 test -f "$prefix/include/volfft/plan.hpp" && test -f "$prefix/include/volfft/volfft.h"
+# The Python package's files (extension, its own libvolfft and volfft-bench) belong to the wheel's
+# component install only, not to a plain install of the same tree.
+if [ -e "$prefix/volfft" ]; then
+  echo "a plain install put the Python component's files in $prefix/volfft:"; ls -R "$prefix/volfft"; exit 1
+fi
 
 # The installed volfft-bench starts from the new prefix (its run path is relative to itself).
 if [ -x "$prefix/bin/volfft-bench" ]; then
@@ -37,10 +42,13 @@ case $mode in
   cmake)
     step "configure and build a find_package(volfft) consumer"
     cmake -S "$source/tests/install/consumer" -B "$work/consumer" -G "$generator" \
-          -DCMAKE_PREFIX_PATH="$prefix" -DVOLFFT_EXAMPLES_DIR="$examples" > "$work/configure.log" 2>&1 ||
+          -DCMAKE_PREFIX_PATH="$prefix" -DVOLFFT_EXAMPLES_DIR="$examples" \
+          -DVOLFFT_FFTW_MPI_PROGRAM="$source/tests/fftw_mpi/test_fftw_mpi.c" > "$work/configure.log" 2>&1 ||
       { cat "$work/configure.log"; exit 1; }
     cmake --build "$work/consumer" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
     programs=("$work/consumer/consumer_cpp" "$work/consumer/consumer_c")
+    # volfft::volfft_fftw3_mpi (docs/fftw-mpi.md), where the package has it.
+    if [ -x "$work/consumer/consumer_fftw_mpi" ]; then programs+=("$work/consumer/consumer_fftw_mpi"); fi
     ;;
   cmake-c)
     step "configure and build a C-only find_package(volfft) consumer"
