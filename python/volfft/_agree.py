@@ -27,10 +27,13 @@ def agree_on_errors(comm: Any, error: Optional[Exception], same: Optional[Dict[s
     """
     mine = None if error is None else ("type" if isinstance(error, TypeError) else "value", str(error))
     gathered = comm.allgather((mine, same or {}))
+    failing = sum(found is not None for found, _ in gathered)
     for rank, (found, _) in enumerate(gathered):
         if found is not None:
             kind, message = found
-            if rank != comm.rank and comm.size > 1:
+            # The same text on every rank (the library's rule): the rank is named when not
+            # every rank failed.
+            if failing < comm.size:
                 message = f"{message} (on rank {rank})"
             if kind == "type":
                 raise TypeError(message)

@@ -174,8 +174,9 @@ def _library_options(options: Dict[str, Any], placement: Any, spectral: Optional
         # directly would leave them wrong.
         raise TypeError("spectral_shape: Python plans take padding= instead (the real grid is "
                         "floor(shape * padding), the spectral box is shape)")
+    pair = _check_grid(out.get("grid", "auto"))
     if "grid" in out:
-        out["grid"] = list(_check_grid(out["grid"]))
+        out["grid"] = list(pair)
     if out.get("planes") == "auto":
         out["planes"] = -1
     if "wisdom_file" in out:
@@ -184,6 +185,9 @@ def _library_options(options: Dict[str, Any], placement: Any, spectral: Optional
         if "rank_order" in out:
             raise TypeError("placement: give either placement or rank_order, not both")
         out["rank_order"] = _rank_order(placement)
+        pair = _placement_grid(placement, pair)
+        if pair != (0, 0):
+            out["grid"] = list(pair)
     if spectral is not None:
         out["spectral_shape"] = list(spectral)
     return out
@@ -207,6 +211,23 @@ def _warn_if_threads_share_cores(threads: int) -> None:
             "a job has at most 2 ranks; launch with `mpirun --bind-to none` (scripts/mpirun.sh "
             f"does) or `--map-by slot:PE={threads}`",
             RuntimeWarning, stacklevel=3)
+
+
+def _placement_grid(placement: Any, pair: Tuple[int, int]) -> Tuple[int, int]:
+    """The plan's grid with a placement: a placement that knows its grid (a
+    volfft.mapping.Placement's ``grid``) places the positions of that grid, so an automatic grid
+    becomes it and another grid is refused. Placements without a grid leave ``pair`` as it is."""
+    own = getattr(placement, "grid", None)
+    if own is None or not hasattr(placement, "rank_order"):
+        return pair
+    own = _check_grid(own)
+    if pair == (0, 0):
+        return own
+    if pair != own:
+        raise VolfftError(
+            f"placement: it places the positions of a {own[0]}x{own[1]} grid, but the plan's grid "
+            f"is {pair[0]}x{pair[1]}; give grid={own} (or leave grid automatic)")
+    return pair
 
 
 def _rank_order(placement: Any) -> list:
@@ -302,7 +323,7 @@ def describe(
     kind = _check_kind(kind)
     sizes = _check_shape(shape)
     precision, _, _ = _check_dtype(dtype, kind)
-    pair = _check_grid(grid)
+    pair = _placement_grid(placement, _check_grid(grid))
     if nprocs is None:
         if pair == (0, 0):
             raise VolfftError("nprocs: expected the number of ranks when grid='auto'")

@@ -62,12 +62,23 @@ std::vector<int> rank_order_from_map_file(MPI_Comm comm, const std::string& path
     ++line_number;
     const auto hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
+    // Token by token: a token that is not an int (a letter, or a number out of range of int)
+    // makes the line bad; only a line of white space alone is blank.
     std::istringstream ls(line);
     std::vector<int> c;
-    int v;
-    while (ls >> v) c.push_back(v);
-    if (c.empty() && ls.eof()) continue;
-    if (!ls.eof() || static_cast<int>(c.size()) != dims)
+    bool bad = false;
+    for (;;) {
+      ls >> std::ws;
+      if (ls.eof()) break;
+      int v = 0;
+      if (!(ls >> v)) {
+        bad = true;
+        break;
+      }
+      c.push_back(v);
+    }
+    if (c.empty() && !bad) continue;
+    if (bad || static_cast<int>(c.size()) != dims)
       throw Error("volfft: map_file '" + path + "' line " + std::to_string(line_number) + " must hold " +
                   std::to_string(dims) + " integers (the coordinate length); got '" + line + "'");
     auto it = owner.find(c);

@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
     expect("7 7\n", "names a coordinate that no rank has");
     expect("0 0 0\n", "must hold 2 integers");
     if (size > 1) expect("0 0\n0 0\n", "repeats a coordinate");
+    // A number out of range of int is a bad line, named as such, not a blank one.
+    expect("99999999999 0\n", "line 1 must hold 2 integers");
+    expect("0 0\n99999999999\n", "line 2 must hold 2 integers");
+    expect("0 0 x\n", "line 1 must hold 2 integers");
     {
       Options o;
       o.effort = Effort::estimate, o.map_file = "/nonexistent/volfft.map", o.coordinate = {rank};

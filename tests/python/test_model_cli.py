@@ -178,3 +178,57 @@ def test_calibrate_past_its_timeout_stops_the_whole_job(tmp_path):
     rank = int(pid_file.read_text())
     fields = _launch._stat_fields(rank)
     assert fields is None or fields[0] == "Z", f"rank {rank} left running after the timeout"
+
+
+def test_bad_files_and_counts_are_messages_not_tracebacks(capsys, tmp_path):
+    args = ["predict", "--describe", FIXTURE, "--machine", "bluegene-l", "--torus", "2x2x2",
+            "--shape", "16", "16", "16", "--grid", "2x4"]
+    # --measured: missing file, not JSON, not a volfft-bench file.
+    assert main(args + ["--measured", str(tmp_path / "missing.json")]) == 2
+    assert "--measured" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("{")
+    assert main(args + ["--measured", str(tmp_path / "bad.json")]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    (tmp_path / "empty.json").write_text("{}")
+    assert main(args + ["--measured", str(tmp_path / "empty.json")]) == 2
+    err = capsys.readouterr().err
+    assert "volfft-bench" in err and "forward" in err
+    # An output that cannot be written.
+    assert main(args + ["--json", str(tmp_path / "no" / "dir" / "p.json")]) == 1
+    assert "p.json" in capsys.readouterr().err
+    # --tasks-per-node 0 is refused, not read as "the preset's default".
+    with pytest.raises(SystemExit):
+        main(args + ["--tasks-per-node", "0"])
+    assert "--tasks-per-node" in capsys.readouterr().err
+
+
+def test_shape_takes_two_or_three_extents(capsys):
+    # The description of a plan of more axes lists the FFTs of its first three only.
+    assert main(["predict", "--machine", "bluegene-l", "--torus", "2x2x2", "--shape", "16",
+                 "16", "16", "4", "--grid", "2x4", "--estimator", "bisection"]) == 2
+    assert "--shape: expected 2 or 3 extents, got 4" in capsys.readouterr().err
+
+
+def test_rank_writes_an_order_the_plan_can_use(capsys, tmp_path):
+    # --format order is for the plan under the default launch: it must realise the best
+    # placement (rows on 2x2x2 cubes), not write the launcher's identity order.
+    from volfft.mapping import Machine as Net
+    from volfft.mapping import parse_placement, rows_on_blocks
+
+    out = tmp_path / "best.order"
+    assert main(["rank", "--describe", FIXTURE, "--torus", "8x8x8", "--grid", "64x8",
+                 "--shape", "64", "64", "64", "--simulate-top", "3", "--no-tilts", "--out",
+                 str(out), "--format", "order"]) == 0
+    assert "rows on 2x2x2" in capsys.readouterr().out
+    net = Net.torus((8, 8, 8))
+    back = parse_placement(out.read_text(), "order", net, (64, 8))
+    assert back.same_layout(rows_on_blocks(net, (64, 8), (2, 2, 2)))
+
+
+def test_m_numbers_count_every_field():
+    # D_T counts the values every element carries (a batch's fields), as the messages do.
+    from volfft.model.description import total_bytes
+
+    desc = {"shape": (8, 8, 8), "kind": "c2c", "element_bytes": 16, "fields": 3}
+    assert total_bytes(desc) == 8 * 8 * 8 * 16 * 3
+    assert total_bytes({k: v for k, v in desc.items() if k != "fields"}) == 8 * 8 * 8 * 16

@@ -146,3 +146,18 @@ def test_reshapes_are_priced_first_and_last():
     desc["reshapes"] = [{"name": "reshape_in", "messages": [[0, 4, 10]]}]
     with pytest.raises(ValueError, match="'reshapes'.*ranks must be in 0..3"):
         check_description(desc)
+
+
+def test_a_placement_for_another_grid_is_refused():
+    from volfft.mapping import Machine as Net
+    from volfft.mapping import rows_on_blocks
+    from volfft.model import blue_gene_l, predict_transform
+    from test_model_describe_fixture import describe
+
+    placement = rows_on_blocks(Net.torus((2, 2, 2)), (2, 4), (1, 2, 2))
+    desc = describe((16, 16, 16), grid=(4, 2))
+    with pytest.raises(ValueError, match=r"placement: it places the positions of a 2x4 grid, "
+                                         r"but the plan's grid is 4x2"):
+        predict_transform(desc, blue_gene_l((2, 2, 2)), placement)
+    assert predict_transform(describe((16, 16, 16), grid=(2, 4)), blue_gene_l((2, 2, 2)),
+                             placement).total > 0

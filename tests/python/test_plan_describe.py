@@ -94,6 +94,21 @@ def test_placement_does_not_change_the_virtual_pattern():
         assert np.array_equal(a["messages"], b["messages"])
 
 
+def test_a_mapping_placement_brings_its_grid():
+    # A volfft.mapping.Placement places the positions of its own grid: an automatic grid becomes
+    # it, another grid is refused (it would silently run the order on the wrong grid).
+    from volfft.mapping import Machine, rows_on_blocks
+
+    placement = rows_on_blocks(Machine.torus((2, 2)), (2, 2), (2, 1)).for_launch()
+    assert volfft.describe((8, 8, 8), nprocs=4, placement=placement)["grid"] == (2, 2)
+    assert volfft.describe((8, 8, 8), grid=(2, 2), placement=placement)["grid"] == (2, 2)
+    with pytest.raises(ValueError, match=r"placement: it places the positions of a 2x2 grid, but "
+                                         r"the plan's grid is 4x1"):
+        volfft.describe((8, 8, 8), grid=(4, 1), placement=placement)
+    # A plain order has no grid of its own.
+    assert volfft.describe((8, 8, 8), nprocs=4, placement=[3, 2, 1, 0])["grid"] == (4, 1)
+
+
 def test_large_description_is_fast_enough():
     # The model ranks placements for grids like 64x64; the description must not be the bottleneck.
     d = volfft.describe((256, 256, 256), grid=(16, 16))

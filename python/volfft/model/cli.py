@@ -33,6 +33,16 @@ def _grid(text: str) -> tuple[int, int]:
     return dims[0], dims[1]
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def _dims(text: str) -> tuple[int, ...]:
     try:
         return parse_dims(text)
@@ -57,6 +67,11 @@ def _machine(spec: str, torus: tuple[int, ...] | None, mesh: bool,
 
 
 def _describe(args: argparse.Namespace, shape: Sequence[int], grid: tuple[int, int]) -> dict:
+    if len(shape) not in (2, 3):
+        raise ValueError(f"--shape: expected 2 or 3 extents, got {len(shape)} "
+                         f"({' '.join(map(str, shape))}); the model prices 2-D and 3-D plans "
+                         "(a plan of more axes is described by its first three, without the "
+                         "FFTs of the others)")
     extra = {"dtype": np.complex64} if args.precision == "single" else {}
     return describe_plan(load_describe(args.describe), tuple(shape), grid, args.kind, **extra)
 
@@ -79,7 +94,7 @@ def _add_machine_args(p: argparse.ArgumentParser, default: str | None) -> None:
                         "('this' = $VOLFFT_MACHINE or ./machine.json)")
     p.add_argument("--torus", type=_dims, help="override the network, e.g. 16x16x16")
     p.add_argument("--mesh", action="store_true", help="open mesh instead of torus links")
-    p.add_argument("--tasks-per-node", type=int, help="tasks per node (BG/L CO: 1, VN: 2)")
+    p.add_argument("--tasks-per-node", type=_positive, help="tasks per node (BG/L CO: 1, VN: 2)")
 
 
 # ------------------------------------------------------------------------------- rank
@@ -95,7 +110,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
     print(format_ranking(ranked, machine, desc, top=args.top))
     best = ranked[0]
     if args.out:
-        best.placement.write(args.out, args.format)
+        # The candidates are realised by the launcher (rank order = identity); an "order" file
+        # is for the plan under the default launch, so it must carry the reordering.
+        chosen = best.placement.for_launch() if args.format == "order" else best.placement
+        chosen.write(args.out, args.format)
         print(f"best placement ({best.label}) written to {args.out} ({args.format} format)")
     if args.plots:
         from .placement import resolve_placement
@@ -128,6 +146,24 @@ def _read_placement(path: str) -> np.ndarray:
     return coords
 
 
+def _read_measured(path: str) -> dict:
+    """The forward part of a ``volfft-bench --json`` file, checked."""
+    try:
+        bench = json.loads(Path(path).read_text())
+    except OSError as err:
+        raise ValueError(f"--measured: cannot read {path}: {err.strerror or err}") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"--measured: {path} is not valid JSON ({err})") from None
+    forward = bench.get("forward") if isinstance(bench, dict) else None
+    if (not isinstance(forward, dict) or not isinstance(forward.get("phases"), list)
+            or "median_ms" not in forward
+            or not all(isinstance(ph, dict) and "name" in ph and "ms" in ph
+                       for ph in forward["phases"])):
+        raise ValueError(f"--measured: {path} is not a volfft-bench --json file (expected "
+                         "'forward' with 'median_ms' and 'phases' of {'name', 'ms'})")
+    return forward
+
+
 def _phase_kind(name: str) -> str:
     for kind in ("unpack", "pack", "exchange", "fft"):
         if name.startswith(kind):
@@ -148,15 +184,12 @@ def cmd_predict(args: argparse.Namespace) -> int:
             raise ValueError(f"--grid: {P} tasks do not fit {machine.tasks} task slots of "
                              f"{machine.name}; use --tasks-per-node or --torus")
     placement = _read_placement(args.placement) if args.placement else None
+    measured = _read_measured(args.measured) if args.measured else None
     pred = predict_transform(desc, machine, placement, args.estimator, args.routing)
     print(f"machine: {machine.name}; {args.kind} {args.precision} "
           f"{'x'.join(map(str, args.shape))} on grid {args.grid[0]}x{args.grid[1]}; "
           f"exchanges by {args.estimator}" + (f" ({args.routing})" if args.estimator ==
                                               "simulate" else ""))
-    measured = None
-    if args.measured:
-        bench = json.loads(Path(args.measured).read_text())
-        measured = bench["forward"]
     print(pred.table())
     kinds = pred.by_kind()
     if measured:
@@ -267,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError, RuntimeError) as err:
         print(f"volfft model {args.command}: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # --out, --json, --plot, --plots: a file that cannot be written
+        print(f"volfft model {args.command}: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -81,11 +81,15 @@ def nranks(desc: dict) -> int:
 
 
 def total_bytes(desc: dict) -> int:
-    """Bytes of the whole array an exchange redistributes (complex; real for r2r): [Jagode2008]'s D_T."""
+    """Bytes of the whole array an exchange redistributes (complex; real for r2r): [Jagode2008]'s D_T.
+
+    Every element carries ``desc["fields"]`` values (a batch's fields; 1 when absent), as the
+    messages do.
+    """
     shape = list(desc["shape"])
     if desc["kind"] == "r2c":
         shape[-1] = shape[-1] // 2 + 1
-    return int(math.prod(shape)) * int(desc["element_bytes"])
+    return int(math.prod(shape)) * int(desc["element_bytes"]) * int(desc.get("fields", 1))
 
 
 def stage_output_length(stage: dict) -> int:

@@ -99,6 +99,11 @@ def predict_transform(desc: dict, machine: Machine, placement: Any = None,
     """
     desc = check_description(desc)
     P = nranks(desc)
+    own = getattr(placement, "grid", None)
+    if own is not None and hasattr(placement, "rank_order") and \
+            tuple(int(p) for p in own) != tuple(desc["grid"]):
+        raise ValueError(f"placement: it places the positions of a {own[0]}x{own[1]} grid, but "
+                         f"the plan's grid is {desc['grid'][0]}x{desc['grid'][1]}")
     resolved = placement if isinstance(placement, ResolvedPlacement) else \
         resolve_placement(placement, machine, P)
     tasks_on_node = int(np.bincount(resolved.node_index).max())

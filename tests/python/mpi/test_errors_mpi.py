@@ -45,6 +45,18 @@ def test_placement_not_a_permutation(comm):
         volfft.Plan(comm, (4, 4, 4), placement=[0] * SIZE if SIZE > 1 else [1])
 
 
+def test_placement_for_another_grid_raises_everywhere(comm):
+    from volfft.mapping import Machine, default_placement
+
+    placement = default_placement(Machine.torus((SIZE,)), (1, SIZE)).for_launch()
+    if SIZE > 1:
+        with pytest.raises(ValueError, match=rf"placement: it places the positions of a 1x{SIZE} "
+                                             rf"grid, but the plan's grid is {SIZE}x1"):
+            volfft.Plan(comm, (4, 4, 4), grid=(SIZE, 1), placement=placement)
+    with volfft.Plan(comm, (4, 4, 4), placement=placement, effort="estimate") as plan:
+        assert plan.grid == (1, SIZE)
+
+
 def test_scatter_bad_global_array_on_root_raises_everywhere(comm):
     with volfft.Plan(comm, (4, 5, 6), effort="estimate") as plan:
         wrong = np.zeros((4, 5, 7), np.complex128) if comm.rank == 0 else None
@@ -176,3 +188,12 @@ def test_min_memory_differing_across_ranks_is_named(comm):
     named engine, which the user never set)."""
     with pytest.raises(ValueError, match=r"differ across ranks: min_memory is"):
         volfft.Plan(comm, (4, 4, 4), min_memory=comm.rank == 0, effort="estimate")
+
+
+def test_an_error_of_every_rank_has_the_same_text_everywhere(comm):
+    # Every rank passes the same bad placement: the same TypeError text on every rank (no
+    # "(on rank 0)" on some of them only).
+    with pytest.raises(TypeError) as caught:
+        volfft.Plan(comm, (4, 4, 4), placement="abc")
+    texts = comm.allgather(str(caught.value))
+    assert len(set(texts)) == 1 and "(on rank" not in texts[0], texts
