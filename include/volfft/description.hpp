@@ -61,7 +61,10 @@ struct PlanDescription {
 
 /// Describe the plan that Plan(comm, shape, kind, precision, options) would build on a
 /// communicator of `comm_size` ranks. Pure: no MPI, no FFTW. Throws std::invalid_argument
-/// with the same messages Plan gives for invalid arguments.
+/// with the same messages Plan gives for invalid arguments (engine pipelined in place with one
+/// exchange included), except where the MPI library decides: engine persistent where it lacks
+/// MPI-4 persistent collectives (or their wide form), engine pipelined with a chunk beyond its
+/// int counts. describe() does not refuse those.
 PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, Kind kind,
                          Precision precision, const Options& options = {});
 

@@ -95,6 +95,8 @@ class Plan {
   Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, Precision precision, const Options& options,
        const std::optional<LocalArray>& in, const std::optional<LocalArray>& out = std::nullopt);
   ~Plan();
+  /// A moved-from Plan holds nothing: it may only be destroyed or assigned to (any other call
+  /// is undefined, as for most moved-from objects).
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
   Plan(const Plan&) = delete;
@@ -193,6 +195,8 @@ class Plan {
   /// node engine cannot put a caller's memory in shared memory). Pure (no MPI). With engine node
   /// it counts the send area, which a plan whose ranks all share one node does not use (which
   /// ranks share a node takes MPI to know): up to twice workspace_bytes() then, never less.
+  /// Throws volfft::Error for comm_size < 1 or a rank outside [0, comm_size), as for arguments
+  /// Plan would refuse.
   static std::size_t required_workspace_bytes(int comm_size, int rank,
                                               const std::vector<std::int64_t>& shape, Kind kind,
                                               Precision precision, const Options& options = {});

@@ -22,20 +22,22 @@ enum class Values { complex, real };
 
 class Reshape {
  public:
-  /// Collective over `comm`. `shape`: 2 or 3 positive sizes; `in`, `out`: this rank's part of
-  /// the array before and after. Every rank must pass the same shape, precision, values and
-  /// options, and the boxes of all ranks must each cover the array exactly once; otherwise every
-  /// rank throws the same volfft::Error, naming the argument (and for a bad cover, the ranks and
-  /// their boxes). Options read: `engine` (automatic, alltoallv, alltoall, alltoallw, p2p,
-  /// persistent; node and pipelined read the source in ways a reshape cannot offer and are
-  /// refused), `tune` (> 0 with engine automatic: the engines are timed, as a Plan's, and the
-  /// fastest kept), `batch` and `batch_layout` (fields per array), `threads` (pack/unpack
-  /// copies). engine automatic with tune 0 is alltoallv. The workspace (workspace_bytes()) is
-  /// allocated here.
+  /// Collective over `comm`. `shape`: 2 or 3 positive sizes; `in`, `out`: this rank's part of the
+  /// array before and after. Every rank must pass the same shape, precision, values and options
+  /// (but `threads`, this rank's own copies, which may differ), and the boxes of all ranks must
+  /// each cover the array exactly once; otherwise every rank throws the same volfft::Error, naming
+  /// the argument (and for a bad cover, the ranks and their boxes). Options read: `engine`
+  /// (automatic, alltoallv, alltoall, alltoallw, p2p, persistent; node and pipelined read the
+  /// source in ways a reshape cannot offer and are refused), `tune` (> 0 with engine automatic: the
+  /// engines are timed, as a Plan's, and the fastest kept), `batch` and `batch_layout` (fields per
+  /// array), `threads` (pack/unpack copies). engine automatic with tune 0 is alltoallv. The
+  /// workspace (workspace_bytes()) is allocated here.
   Reshape(MPI_Comm comm, const std::vector<std::int64_t>& shape, const LocalArray& in, const LocalArray& out,
           Precision precision = Precision::float64, Values values = Values::complex,
           const Options& options = {});
   ~Reshape();
+  /// A moved-from Reshape holds nothing: it may only be destroyed or assigned to (any other call
+  /// is undefined, as for most moved-from objects).
   Reshape(Reshape&&) noexcept;
   Reshape& operator=(Reshape&&) noexcept;
   Reshape(const Reshape&) = delete;
@@ -72,7 +74,9 @@ class Reshape {
   std::int64_t input_count() const;
   std::int64_t output_count() const;
   /// Bytes of the workspace this rank holds: a send and a receive area, each as large as the
-  /// larger of sent_count() and received_count() (both directions use them); 0 with alltoallw.
+  /// larger of sent_count() and received_count() (both directions use them); with alltoall,
+  /// each P padded blocks of the largest block between two different ranks (all fields); 0 with
+  /// alltoallw.
   std::size_t workspace_bytes() const;
   /// Elements this rank sends to and receives from other ranks per execute() (all fields);
   /// reverse() swaps them.

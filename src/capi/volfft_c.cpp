@@ -271,10 +271,6 @@ volfft_status volfft_required_workspace_bytes(int comm_size, int rank, int ndim,
   return guarded([&] {
     require_output(bytes, "bytes");
     const std::vector<std::int64_t> s = plan_shape(ndim, shape);
-    if (comm_size < 1) throw volfft::Error("volfft: comm_size must be >= 1; got " + std::to_string(comm_size));
-    if (rank < 0 || rank >= comm_size)
-      throw volfft::Error("volfft: rank must be in [0, comm_size) = [0, " + std::to_string(comm_size) + "); got " +
-                          std::to_string(rank));
     const auto [k, p] = kind_and_precision(kind, precision);
     std::vector<int> no_kinds;
     const volfft::Options o = volfft::capi::from_c(options ? *options : volfft::capi::to_c(volfft::Options{}, no_kinds));

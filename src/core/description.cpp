@@ -4,15 +4,19 @@
 #include <algorithm>
 
 #include "core/blueprint.hpp"
+#include "core/engines.hpp"
 #include "core/relabel.hpp"
 #include "core/trailing_axes.hpp"
 #include "core/user_axes.hpp"
 #include "volfft/description.hpp"
+#include "volfft/error.hpp"
 
 namespace volfft {
 
 PlanDescription describe(int comm_size, const std::vector<std::int64_t>& shape, Kind kind,
                          Precision precision, const Options& options) {
+  // describe_internal's loop over ranks would make no rank, and check nothing.
+  if (comm_size < 1) throw Error("volfft: comm_size must be >= 1; got " + std::to_string(comm_size));
   // An N-D plan is the plan of its first three axes with the trailing values as fields
   // (core/trailing_axes.hpp), then the plan's own relabelling (Plan's constructor applies the same
   // rules).
@@ -35,6 +39,9 @@ PlanDescription core::describe_internal(int comm_size, const std::vector<std::in
     if (c_order) core::keep_user_c_order(bp, *c_order);
     const int ndim = bp.ndim;
     if (v == 0) {
+      // The one engine check that needs no MPI (Plan makes it through the engine's own).
+      const std::string conflict = core::in_place_conflict(bp.engine, options.in_place, bp.exchanges.size() == 1);
+      if (!conflict.empty()) throw Error(conflict);
       d.ndim = ndim;
       d.shape.assign(bp.shape.begin() + (3 - ndim), bp.shape.end());
       d.kind = bp.kind;

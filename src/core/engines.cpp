@@ -26,4 +26,14 @@ const EngineInfo& engine_info(Engine engine) {
   throw std::logic_error("volfft: engine missing from the catalogue");
 }
 
+std::string in_place_conflict(Engine engine, bool in_place, bool one_exchange) {
+  // Chunks of the output arrive while later chunks of the input are still to be read: with one
+  // array for both (in place, one exchange) they would overwrite input not yet transformed.
+  if (engine == Engine::pipelined && in_place && one_exchange)
+    return "volfft: engine 'pipelined' does not apply to an in-place plan with one exchange (grid P x 1 or 1 x P): "
+           "it would write output chunks into the array while later input chunks are still to be read from it; "
+           "use another engine, an out-of-place plan, or a grid p0 x p1 with both above 1";
+  return "";
+}
+
 }  // namespace volfft::core

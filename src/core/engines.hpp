@@ -3,6 +3,7 @@
 // engine's code and its "do I apply" check live in src/exchange/ (one file an engine).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "volfft/options.hpp"
@@ -23,5 +24,11 @@ struct EngineInfo {
 /// Every engine, Engine::automatic first, in the enum's order.
 const std::vector<EngineInfo>& engine_catalogue();
 const EngineInfo& engine_info(Engine engine);
+
+/// Why `engine` cannot run a plan in place (`in_place`) whose directions have one exchange each
+/// (`one_exchange`: a grid P x 1 or 1 x P), or "" where it can: engine pipelined in place with
+/// one exchange (its output chunks would overwrite input not yet read). Pure: Plan (through the
+/// engine's own check) and describe() give the same message.
+std::string in_place_conflict(Engine engine, bool in_place, bool one_exchange);
 
 }  // namespace volfft::core

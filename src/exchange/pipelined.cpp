@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/engines.hpp"
 #include "exchange/packer.hpp"
 
 namespace volfft::exchange {
@@ -140,13 +141,18 @@ class Pipelined final : public Exchange {
         if (m != t.member && send_counts_[k][m])
           packer_.pack_part(src_, block_chunk(t, t.send[m], t.member, chunks_, k), sbuf + send_displs_[k][m]);
       packer_.copy_own_part(src_, block_chunk(t, t.send[t.member], t.member, chunks_, k), dst, s);
-      start(k, flights_[k]);
       double t2 = now();
-      if (k == 0) first_start = t2;
-      times.compute_source += t1 - t0, times.pack += t2 - t1;
-      // Keep the number of chunks in flight bounded, and give MPI a chance to progress.
-      while (head <= k && (k + 1 - head > max_in_flight_ || done(flights_[head])))
-        complete(flights_[head++], dst, work, s, times);
+      // At most max_in_flight chunks in flight (Options::max_in_flight): with the bound reached,
+      // the oldest completes before this one starts (this chunk's FFTs and packing above still
+      // ran while it was in flight).
+      while (k - head >= max_in_flight_) complete(flights_[head++], dst, work, s, times);
+      double t3 = now();
+      start(k, flights_[k]);
+      double t4 = now();
+      if (k == 0) first_start = t4;
+      times.compute_source += t1 - t0, times.pack += (t2 - t1) + (t4 - t3);
+      // Give MPI a chance to progress: complete, in order, the chunks that have arrived.
+      while (head <= k && done(flights_[head])) complete(flights_[head++], dst, work, s, times);
     }
     while (head < K) complete(flights_[head++], dst, work, s, times);
     times.in_flight += now() - first_start;
@@ -234,12 +240,9 @@ class Pipelined final : public Exchange {
 }  // namespace
 
 std::string applies_pipelined(const Setup& s) {
-  // Chunks of the output arrive while later chunks of the input are still to be read: with one
-  // array for both (in place, one exchange) they would overwrite input not yet transformed.
-  if (s.options.in_place && s.source_is_first && s.destination_is_last)
-    return "volfft: engine 'pipelined' does not apply to an in-place plan with one exchange (grid P x 1 or 1 x P): "
-           "it would write output chunks into the array while later input chunks are still to be read from it; "
-           "use another engine, an out-of-place plan, or a grid p0 x p1 with both above 1";
+  const std::string conflict =
+      core::in_place_conflict(Engine::pipelined, s.options.in_place, s.source_is_first && s.destination_is_last);
+  if (!conflict.empty()) return conflict;
   const Index most = chunk_counts(s.transfer, chunking_of(s)).most;
   if (most <= INT_MAX) return "";
   return "volfft: engine 'pipelined' would move " + std::to_string(most) +

@@ -1017,6 +1017,10 @@ std::size_t Plan::required_workspace_bytes(int comm_size, int rank,
   // The plan will be given this workspace, and a plan with a workspace of its own takes the
   // rule's engine for that case (core::choose_engine), whatever nodes its ranks are on.
   // In the axes the plan will take (core::none_axes_first), of its first three axes (N-D).
+  if (comm_size < 1) throw Error("volfft: comm_size must be >= 1; got " + std::to_string(comm_size));
+  if (rank < 0 || rank >= comm_size)
+    throw Error("volfft: rank must be in [0, comm_size) = [0, " + std::to_string(comm_size) + "); got " +
+                std::to_string(rank));
   const core::LeadingPlan split = core::split_trailing_axes(shape, kind, options);
   const core::Axes axes = core::none_axes_first(split.shape, kind, split.options);
   Options planned = core::to_internal(split.options, axes);

@@ -250,6 +250,13 @@ void workspace_too_small_on_one_rank(int rank, int size) {
   const std::size_t bad_needs = Plan::required_workspace_bytes(size, bad, shape, Kind::r2c,
                                                                Precision::float64, o);
   CHECK_MSG(bad_needs > 0, "rank " << bad << " needs no workspace; the case tests nothing");
+  // A rank outside the communicator is an argument error (it sized a position beyond the grid).
+  CHECK_THROWS_WITH(Plan::required_workspace_bytes(size, size, shape, Kind::r2c, Precision::float64, o),
+                    "rank must be in [0, comm_size)");
+  CHECK_THROWS_WITH(Plan::required_workspace_bytes(size, -1, shape, Kind::r2c, Precision::float64, o),
+                    "got -1");
+  CHECK_THROWS_WITH(Plan::required_workspace_bytes(0, 0, shape, Kind::r2c, Precision::float64, o),
+                    "comm_size must be >= 1");
   std::vector<unsigned char> space(needed + 1);
   Options mine = o;
   mine.workspace = space.data();

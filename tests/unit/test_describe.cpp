@@ -174,6 +174,20 @@ void invalid_arguments_throw_like_plan() {
     is_error = true;
   }
   CHECK_MSG(is_error, "describe must throw volfft::Error for a 1-D shape");
+  // No ranks: nothing to describe (a loop over no ranks checked nothing and returned).
+  CHECK_THROWS_WITH(describe(0, {8, 8, 8}, Kind::c2c, Precision::float64, Options{}), "comm_size must be >= 1; got 0");
+  // Engine pipelined in place with one exchange, refused by Plan through the engine's check.
+  Options pipelined;
+  pipelined.engine = Engine::pipelined;
+  pipelined.in_place = true;
+  pipelined.grid = {2, 1};
+  CHECK_THROWS_WITH(describe(2, {8, 8, 8}, Kind::c2c, Precision::float64, pipelined),
+                    "engine 'pipelined' does not apply to an in-place plan with one exchange");
+  pipelined.grid = {2, 2};  // two exchanges: it applies
+  CHECK(describe(4, {8, 8, 8}, Kind::c2c, Precision::float64, pipelined).engine == Engine::pipelined);
+  pipelined.in_place = false;
+  pipelined.grid = {2, 1};
+  CHECK(describe(2, {8, 8, 8}, Kind::c2c, Precision::float64, pipelined).engine == Engine::pipelined);
 }
 
 }  // namespace
