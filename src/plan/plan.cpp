@@ -555,6 +555,15 @@ Plan::Impl::~Impl() {
     (void)fwd.release(), (void)bwd.release(), (void)owned.release(), (void)shared.release();
     return;
   }
+  // After MPI_Finalize (a plan that outlives it, as one in main's scope does) no MPI call may
+  // run: the exchanges' requests and datatypes are left to the process (the communicators and
+  // a Reshape's own check this themselves; the shared memory is unmapped without MPI).
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    (void)fwd.release(), (void)bwd.release();
+    return;
+  }
   if (pending) {
     try {
       finish();
