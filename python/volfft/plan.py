@@ -271,6 +271,13 @@ def _user_arrays(in_array: Any, out_array: Any, shape: Tuple[int, ...], padding:
             if tuple(lo[3:]) != (0,) * (ndim - 3) or tuple(hi[3:]) != tuple(shape[3:]):
                 raise VolfftError(f"{name}: a plan of {ndim} axes distributes its first three; axes 3 and up "
                                   f"must be whole, (0, {tuple(shape[3:])}), in every box; got {part.box}")
+            slo, shi = part.storage
+            if tuple(slo[3:]) != tuple(lo[3:]) or tuple(shi[3:]) != tuple(hi[3:]):
+                # The extension sees the first three axes only: ghost layers or padding on the
+                # others would be dropped silently instead of refused as on axes 0-2.
+                raise VolfftError(f"{name}: a plan of {ndim} axes takes no ghost layers or padding on axes 3 "
+                                  f"and up (the trailing transforms run on the whole array); got storage "
+                                  f"{part.storage} around the box {part.box}")
             native = (native[0][:3], native[1][:3], native[2], native[3][:3], native[4][:3])
         result.append(native)
     return result[0], result[1]

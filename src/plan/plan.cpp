@@ -461,6 +461,11 @@ void Plan::Impl::adopt_user_arrays(const std::optional<LocalArray>& in, const st
   int differs[2] = {in && !same_array(*in, plan_in, ndim) ? 1 : 0, out && !same_array(*out, plan_out, ndim) ? 1 : 0};
   mpi::check(MPI_Allreduce(MPI_IN_PLACE, differs, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
   if (bp.in_place && (differs[0] || differs[1])) differs[0] = differs[1] = 1;  // one staging array between
+  // An empty box is the same (empty) array as any other of no storage (same_array), so it needs
+  // no reshape; still report the user's box, not the plan's empty one: the caller's arrays have
+  // its shape (input_box(), the Python arrays' shapes).
+  if (in && !differs[0] && in->box.empty()) user_in.box = in->box, user_in.storage = storage_of(*in);
+  if (out && !differs[1] && out->box.empty()) user_out.box = out->box, user_out.storage = storage_of(*out);
   if (!differs[0] && !differs[1]) return;
 
   Options ro;

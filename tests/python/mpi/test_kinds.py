@@ -455,3 +455,15 @@ def test_more_than_three_axes_on_user_arrays(comm):
     split = (in_box[0][:3] + (0,), in_box[1][:3] + (2,))
     messages = refusals(comm, lambda: volfft.Plan(comm, shape, in_array=split).close())
     assert all(m is not None and "axes 3 and up must be whole" in m for m in messages), messages
+
+
+def test_more_than_three_axes_refuse_ghosts_on_trailing_axes(comm):
+    """Ghost layers on a trailing axis of a 4-D plan's user array are refused on every rank, as
+    those on axes 0-2 are (they were dropped: the plan made arrays without them)."""
+    shape = (5, 4, 6, 3)
+    slab = volfft.slabs(shape[:3], comm.size, 0)[comm.rank]
+    box = (tuple(slab[0]) + (0,), tuple(slab[1]) + (3,))
+    for ghosts in [(0, 0, 0, 1), (1, 0, 0, 0)]:
+        messages = refusals(comm, lambda: volfft.Plan(comm, shape, in_array=volfft.LocalBox(box, ghosts=ghosts),
+                                                      effort="estimate").close())
+        assert all(m is not None and "ghost layers" in m for m in messages), (ghosts, messages)
