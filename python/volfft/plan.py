@@ -508,6 +508,7 @@ class Plan:
         # must raise everywhere, not leave the other ranks waiting inside the library.
         error: Optional[Exception] = None
         given_padding = None  # padding as compared between ranks: a number or a tuple, never an array
+        placed = None  # the placement's rank order, compared here to name placement, not rank_order
         try:
             kind = _check_kind(kind)
             sizes = _check_shape(shape)
@@ -517,13 +518,15 @@ class Plan:
             if padding is not None:
                 given_padding = padding if np.isscalar(padding) else tuple(padding)
             library_options = _library_options(options, placement, spectral if padding is not None else None)
+            if placement is not None:
+                placed = library_options["rank_order"]
             native().check_options(library_options)  # types and values, by the library's table
             user = _user_arrays(in_array, out_array, tuple(sizes), padding, library_options)
         except (TypeError, ValueError) as e:
             error = e
         # padding becomes the grid the library is given: compared as the user gave it, or the
         # library's message would name a shape no rank passed.
-        agree_on_errors(comm, error, same={"padding": given_padding})
+        agree_on_errors(comm, error, same={"padding": given_padding, "placement": placed})
         handle = native().Plan(comm, list(real_grid), kind, precision, library_options, *user)
         scale_backward = library_options.get("scale_backward", True)
         scale_forward = library_options.get("scale_forward", False)

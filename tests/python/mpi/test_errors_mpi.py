@@ -1,6 +1,8 @@
 """Errors that involve several ranks: each must raise the same message on every rank, no hang."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from mpi4py import MPI
@@ -43,6 +45,17 @@ def test_engine_differing_across_ranks(comm):
 def test_placement_not_a_permutation(comm):
     with pytest.raises(ValueError, match=r"rank_order must be a permutation of 0\.\."):
         volfft.Plan(comm, (4, 4, 4), placement=[0] * SIZE if SIZE > 1 else [1])
+
+
+def test_placement_differing_across_ranks_is_named(comm):
+    """The error names placement, the argument given, not the rank_order it becomes."""
+    if SIZE < 2:
+        pytest.skip("needs 2 ranks: one placement differing from another")
+    order = list(range(SIZE)) if comm.rank == 0 else list(reversed(range(SIZE)))
+    expected = (f"placement: every rank must pass the same value; rank 0 passed {list(range(SIZE))}, "
+                f"rank 1 passed {list(reversed(range(SIZE)))}")
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        volfft.Plan(comm, (4, 4, 4), placement=order, effort="estimate")
 
 
 def test_placement_for_another_grid_raises_everywhere(comm):
