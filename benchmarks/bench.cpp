@@ -261,6 +261,7 @@ struct DirectionResult {
 struct RunResult {
   std::array<int, 2> grid{};
   Engine engine{};
+  Backend backend{};  // the plan's (an automatic one resolved)
   const char* grid_choice = "given";    // "given", "by rule", "measured" or "from wisdom"
   const char* engine_choice = "given";
   int planes = -1;
@@ -353,6 +354,7 @@ RunResult run(const Args& a, std::array<int, 2> grid, Engine engine, int planes,
   r.plan_seconds = max_over(MPI_Wtime() - t0);
   r.grid = plan.grid();
   r.engine = plan.engine();
+  r.backend = plan.backend();
   // How each was decided, for the report: given, by rule, measured (tuned), or read from a
   // wisdom file of an earlier tuning.
   const std::string& report = plan.tuning_report();
@@ -734,9 +736,11 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       std::string order;
       for (int x : b.output_order) order += std::to_string(x);
-      std::printf("\n%sgrid %s (%s, %s), engine %s (%s), output memory order (%s)\n", results.size() > 1 ? "best: " : "",
+      const std::string chosen_backend =
+          a.backend == Backend::automatic ? std::string(", backend ") + to_string(b.backend) + " (measured)" : "";
+      std::printf("\n%sgrid %s (%s, %s), engine %s (%s)%s, output memory order (%s)\n", results.size() > 1 ? "best: " : "",
                   grid_text(b.grid).c_str(), b.grid[1] == 1 ? "slab" : "pencil", b.grid_choice, to_string(b.engine),
-                  b.engine_choice, order.c_str());
+                  b.engine_choice, chosen_backend.c_str(), order.c_str());
       std::printf("  (output memory order: the global axes from slowest to fastest in each rank's output array;\n"
                   "   times: each iteration's maximum over ranks, then the median, min and max over iterations;\n"
                   "   phases: fftA = FFTs along axes A, pack/exchange/unpack = the transposes, each phase's\n"

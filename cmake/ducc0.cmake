@@ -34,6 +34,9 @@ if(VOLFFT_DUCC0 AND EXISTS "${VOLFFT_DUCC0_DIR}/ducc0/fft/fftnd_impl.h")
   set(_ducc0_sources
       ${CMAKE_CURRENT_SOURCE_DIR}/src/backend/ducc_batch.cpp
       ${CMAKE_CURRENT_SOURCE_DIR}/src/backend/ducc_batch_float.cpp
+      # Compiled with the same -march: which instruction sets it uses, checked against the CPU
+      # before ducc0 runs (src/backend/ducc_target.hpp).
+      ${CMAKE_CURRENT_SOURCE_DIR}/src/backend/ducc_target.cpp
       ${VOLFFT_DUCC0_DIR}/ducc0/infra/threading.cc
       ${VOLFFT_DUCC0_DIR}/ducc0/infra/mav.cc
       ${VOLFFT_DUCC0_DIR}/ducc0/infra/string_utils.cc)

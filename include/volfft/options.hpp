@@ -61,10 +61,13 @@ enum class BatchLayout {
 /// backends).
 enum class Effort { estimate, measure, patient };
 
-/// The 1-D FFT library behind the batches. ducc0 is available when volfft was built with it
-/// (see have_backend); automatic is decided once per plan: the first stage's FFTs are timed
-/// with each backend, each time the maximum over ranks, and every batch of the plan uses the
-/// faster one (src/backend/select.cpp).
+/// The 1-D FFT library behind the batches. ducc0 is available when volfft was built with it and
+/// the CPU has the instruction sets its sources were compiled for (by default the build
+/// machine's, -march=native; see have_backend): elsewhere a plan with ducc0 is refused by name
+/// on every rank instead of stopping with SIGILL. automatic is decided once per plan: FFTW
+/// where ducc0 is not available on some rank, else the first stage's FFTs are timed with each
+/// backend, each time the maximum over ranks, and every batch of the plan uses the faster one
+/// (src/backend/select.cpp; Plan::backend() says which).
 enum class Backend { automatic, fftw, ducc0 };
 
 struct Options {
@@ -202,7 +205,8 @@ BatchLayout parse_batch_layout(const std::string&);
 std::vector<Engine> engines();
 /// One line on what an engine does.
 const char* summary(Engine);
-/// Whether this build of volfft includes the given backend (ducc0 is optional).
+/// Whether the given backend can run here: ducc0 is optional in a build, and runs only on a CPU
+/// with the instruction sets it was compiled for (Backend). Rank-local.
 bool have_backend(Backend);
 
 }  // namespace volfft

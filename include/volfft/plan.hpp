@@ -111,6 +111,9 @@ class Plan {
   std::array<int, 2> grid() const;
   Engine engine() const;
   Layout layout() const;
+  /// The FFT backend of the plan's batches: Options::backend, with automatic resolved (the same
+  /// on every rank).
+  Backend backend() const;
   /// This rank's position in the virtual grid (i, j).
   std::array<int, 2> grid_position() const;
   /// Global index boxes held by this rank, in user axes (entries past ndim() are [0, 1); with

@@ -228,6 +228,8 @@ void bind_plan(nb::module_& m) {
            [](const PlanHandle& h) { return std::string(volfft::to_string(h.plan().engine())); })
       .def("layout",
            [](const PlanHandle& h) { return std::string(volfft::to_string(h.plan().layout())); })
+      .def("backend",
+           [](const PlanHandle& h) { return std::string(volfft::to_string(h.plan().backend())); })
       .def("grid_position", [](const PlanHandle& h) { return h.plan().grid_position(); })
       .def("input_box", [](const PlanHandle& h) { return box_pair(h.plan().input_box()); })
       .def("output_box", [](const PlanHandle& h) { return box_pair(h.plan().output_box()); })

@@ -545,6 +545,7 @@ class Plan:
         self._grid = tuple(handle.grid())
         self._engine = handle.engine()
         self._layout = handle.layout()
+        self._backend = handle.backend()
         self._grid_position = tuple(handle.grid_position())
         # Each side's array: the owned box (input_box/output_box), and the box of the local array
         # (larger with the user's ghost layers), which the arrays' shapes and views follow.
@@ -666,6 +667,12 @@ class Plan:
     def layout(self) -> str:
         """``"transposed"`` or ``"natural"``."""
         return self._layout
+
+    @property
+    def backend(self) -> str:
+        """The FFT backend in use, ``"fftw"`` or ``"ducc0"`` (chosen when ``backend="auto"``; FFTW
+        where ducc0 cannot run on some rank, see docs/performance.md)."""
+        return self._backend
 
     @property
     def scale_backward(self) -> bool:

@@ -73,10 +73,14 @@ std::unique_ptr<FftBatch> make_batch(const Options& options, Precision precision
                                      const BatchGeometry& geometry, void* plan_in, void* plan_out,
                                      bool unaligned_fallback);
 
+/// Why backend `b` cannot run on this rank ("" where it can): not part of the build, or (ducc0)
+/// compiled for instruction sets this CPU lacks (ducc_target.hpp). Rank-local: callers agree.
+std::string backend_problem(Backend b);
+
 /// Backend::automatic, decided once per plan: `seconds_with(b)` times the plan's first stage
 /// planned with backend b on this rank; each time is reduced to the maximum over `comm`'s
-/// ranks before they are compared, so every rank chooses alike. Collective. FFTW when ducc0 is
-/// not part of the build.
+/// ranks before they are compared, so every rank chooses alike. Collective. FFTW where ducc0 is
+/// not part of the build or cannot run on some rank (backend_problem).
 Backend choose_backend(MPI_Comm comm, const std::function<double(Backend)>& seconds_with);
 
 /// Seconds one run of `body` takes (steady clock).

@@ -212,9 +212,8 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
     try {
       bp = core::make_blueprint(size, virtual_rank(options, rank), shape, kind, precision, options, true,
                                 where.one_node(size));
-      if (!have_backend(options.backend))
-        throw Error(std::string("volfft: backend '") + to_string(options.backend) +
-                    "' is not part of this build (configure with VOLFFT_DUCC0=ON); use 'fftw' or 'auto'");
+      const std::string backend_problem = backend::backend_problem(options.backend);
+      if (!backend_problem.empty()) throw Error(backend_problem);
       needed = bp.workspace_bytes();
     } catch (const Error& e) {
       local_error = e.what();
@@ -866,6 +865,7 @@ Precision Plan::precision() const { return impl_->bp.precision; }
 std::array<int, 2> Plan::grid() const { return impl_->description.grid; }
 Engine Plan::engine() const { return impl_->description.engine; }
 Layout Plan::layout() const { return impl_->description.layout; }
+Backend Plan::backend() const { return impl_->options.backend; }
 std::array<int, 2> Plan::grid_position() const {
   return core::user_position(impl_->bp.position, impl_->bp.ndim);
 }

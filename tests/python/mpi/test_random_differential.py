@@ -203,6 +203,9 @@ def run_case(comm, seed: int, index: int, case: dict) -> None:
             want_engine = "alltoallv" if opts.get("planes") == 0 else opts["engine"]
             assert plan.engine == want_engine, f"engine {plan.engine}, expected {want_engine}: {where}"
         assert plan.layout == opts["layout"], f"layout {plan.layout}: {where}"
+        want_backend = opts.get("backend", "fftw")
+        assert plan.backend == want_backend or (want_backend == "auto" and plan.backend in ("fftw", "ducc0")), \
+            f"backend {plan.backend}: {where}"
 
         complex_dtype = plan.output_dtype.type
         glob = random_global(n, case["kind"], complex_dtype, seed=[seed, index]) if comm.rank == ROOT else None
