@@ -10,8 +10,21 @@
 
 namespace volfft::backend {
 
-/// An x86 extension by the name GCC's and Clang's __builtin_cpu_supports take, and whether the
-/// ducc0 sources were compiled for it.
+/// The x86 extensions checked: X(name, macro) with the name GCC's and Clang's
+/// __builtin_cpu_supports take and the compiler's predefined macro (one list for the table of
+/// ducc_target.cpp and the CPU's check in select.cpp, which needs the names as literals).
+#define VOLFFT_X86_INSTRUCTION_SETS(X)                                                                     \
+  X("sse3", __SSE3__) X("ssse3", __SSSE3__) X("sse4.1", __SSE4_1__) X("sse4.2", __SSE4_2__)                \
+  X("sse4a", __SSE4A__) X("popcnt", __POPCNT__) X("aes", __AES__) X("pclmul", __PCLMUL__) X("avx", __AVX__) \
+  X("avx2", __AVX2__) X("fma", __FMA__) X("bmi", __BMI__) X("bmi2", __BMI2__) X("gfni", __GFNI__)          \
+  X("vpclmulqdq", __VPCLMULQDQ__) X("avx512f", __AVX512F__) X("avx512vl", __AVX512VL__)                    \
+  X("avx512bw", __AVX512BW__) X("avx512dq", __AVX512DQ__) X("avx512cd", __AVX512CD__)                      \
+  X("avx512vbmi", __AVX512VBMI__) X("avx512vbmi2", __AVX512VBMI2__) X("avx512ifma", __AVX512IFMA__)        \
+  X("avx512vnni", __AVX512VNNI__) X("avx512bitalg", __AVX512BITALG__)                                      \
+  X("avx512vpopcntdq", __AVX512VPOPCNTDQ__) X("avx512bf16", __AVX512BF16__)
+
+/// An x86 extension (its __builtin_cpu_supports name), and whether the ducc0 sources were
+/// compiled for it.
 struct InstructionSet {
   const char* name;
   bool compiled;

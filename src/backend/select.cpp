@@ -19,17 +19,11 @@ namespace backend {
 namespace {
 
 #if defined(VOLFFT_HAVE_DUCC0) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-// __builtin_cpu_supports takes string literals only: one line per name of kCompiled
-// (ducc_target.cpp); a name missing here counts as supported.
+// __builtin_cpu_supports takes string literals only: the list's names as literals, one test each.
 bool cpu_supports(const std::string& name) {
-#define VOLFFT_CPU(literal) \
+#define VOLFFT_CPU(literal, macro) \
   if (name == literal) return __builtin_cpu_supports(literal) != 0;
-  VOLFFT_CPU("sse3") VOLFFT_CPU("ssse3") VOLFFT_CPU("sse4.1") VOLFFT_CPU("sse4.2") VOLFFT_CPU("sse4a")
-  VOLFFT_CPU("popcnt") VOLFFT_CPU("aes") VOLFFT_CPU("pclmul") VOLFFT_CPU("avx") VOLFFT_CPU("avx2")
-  VOLFFT_CPU("fma") VOLFFT_CPU("bmi") VOLFFT_CPU("bmi2") VOLFFT_CPU("gfni") VOLFFT_CPU("vpclmulqdq")
-  VOLFFT_CPU("avx512f") VOLFFT_CPU("avx512vl") VOLFFT_CPU("avx512bw") VOLFFT_CPU("avx512dq")
-  VOLFFT_CPU("avx512cd") VOLFFT_CPU("avx512vbmi") VOLFFT_CPU("avx512vbmi2") VOLFFT_CPU("avx512ifma")
-  VOLFFT_CPU("avx512vnni") VOLFFT_CPU("avx512bitalg") VOLFFT_CPU("avx512vpopcntdq") VOLFFT_CPU("avx512bf16")
+  VOLFFT_X86_INSTRUCTION_SETS(VOLFFT_CPU)
 #undef VOLFFT_CPU
   return true;
 }
