@@ -149,19 +149,39 @@ Timing time_candidate(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kin
   o.workspace = nullptr, o.workspace_bytes = 0;
   Plan plan = user_in || user_out ? Plan(comm, shape, kind, precision, o, user_in, user_out)
                                   : Plan(comm, shape, kind, precision, o);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   const std::size_t real_bytes = precision == Precision::float64 ? 8 : 4;
   const std::size_t in_bytes = std::max<std::int64_t>(plan.input_count(), 1) * real_bytes * (kind == Kind::c2c ? 2 : 1);
   const std::size_t out_bytes = std::max<std::int64_t>(plan.output_count(), 1) * real_bytes * 2;
   struct Buffer {
-    void* p;
-    explicit Buffer(std::size_t n) : p(::operator new(n, std::align_val_t(64))) { std::fill_n(static_cast<char*>(p), n, 0); }
-    ~Buffer() { ::operator delete(p, std::align_val_t(64)); }
-  } in(std::max<std::size_t>(in_bytes, plan.in_place_bytes())), out(out_bytes), back(in_bytes);
+    void* p = nullptr;
+    void allocate(std::size_t n) {
+      p = ::operator new(n, std::align_val_t(64));
+      std::fill_n(static_cast<char*>(p), n, 0);
+    }
+    ~Buffer() {
+      if (p) ::operator delete(p, std::align_val_t(64));
+    }
+  } in, out, back;
+  // The arrays to time on: a rank that cannot have them must not leave the others waiting in
+  // the timing's collectives. Agreed, so the candidate backs out on every rank alike.
+  std::string problem;
+  try {
+    // VOLFFT_TEST_TUNE_NO_MEMORY = r: rank r cannot have them (tests; a rank short of memory).
+    if (const char* env = std::getenv("VOLFFT_TEST_TUNE_NO_MEMORY"))
+      if (std::atoi(env) == rank) throw std::bad_alloc();
+    in.allocate(std::max<std::size_t>(in_bytes, plan.in_place_bytes()));
+    out.allocate(out_bytes);
+    back.allocate(in_bytes);
+  } catch (const std::bad_alloc&) {
+    const std::size_t bytes = std::max<std::size_t>(in_bytes, plan.in_place_bytes()) + out_bytes + in_bytes;
+    problem = "volfft: could not allocate " + std::to_string(bytes) + " bytes of arrays to time this candidate on";
+  }
+  mpi::agree_or_throw(comm, problem);
   // An in-place candidate runs in place, on one array, as the plan will.
   void* forward_out = o.in_place ? in.p : out.p;
   void* backward_out = o.in_place ? in.p : back.p;
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
   std::vector<double> times;
   Timing timing;
   for (int it = -1; it < 3; ++it) {
@@ -312,10 +332,20 @@ Options tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, Kind kind, P
                   list[k].seconds * 1e3, timing[k].spread * 1e3 / 2, mark);
     table << line;
   }
+  // Add the choice to the file (or start one), but never overwrite a file that was rejected, nor
+  // remember a choice that was never timed (every candidate left out: its seconds are infinite,
+  // which is not JSON, and the plan may well fail with it).
+  if (!path.empty() && !rejected && std::isfinite(best.seconds)) {
+    const std::string unwritten = write_wisdom(comm, path, key, best, document);
+    if (!unwritten.empty()) {
+      table << unwritten << "\n";
+      if (rank == 0) std::fprintf(stderr, "%s\n", unwritten.c_str());
+    }
+  }
+  if (!std::isfinite(list[b].seconds))  // every candidate left out: the first one, untimed
+    table << "  none could be timed: taking the first, " << describe_candidate(list[b]) << "\n";
   report = table.str();
   if (options.verbose && rank == 0) std::printf("%s", report.c_str());
-  // Add the choice to the file (or start one), but never overwrite a file that was rejected.
-  if (!path.empty() && !rejected) write_wisdom(comm, path, key, best, document);
   chosen.grid = best.grid, chosen.engine = best.engine, chosen.planes = best.planes;
   return chosen;
 }

@@ -38,7 +38,9 @@ void check_wisdom_path(MPI_Comm comm, const std::string& path);
 WisdomState read_wisdom(MPI_Comm comm, const std::string& path, const Json& key, Choice& choice,
                         std::string& message, Json& document);
 
-/// Rank 0 adds (or replaces) the entry for `key` in `document` and writes it to `path`.
-void write_wisdom(MPI_Comm comm, const std::string& path, const Json& key, const Choice& choice, Json document);
+/// Collective: rank 0 adds (or replaces) the entry for `key` in the file as it is now (`document`,
+/// as read before measuring, where the file is gone) and writes it to `path` through a temporary
+/// file renamed over it. Returns "" or why the file was not written, the same on every rank.
+std::string write_wisdom(MPI_Comm comm, const std::string& path, const Json& key, const Choice& choice, Json document);
 
 }  // namespace volfft::tune

@@ -1,6 +1,7 @@
 // The measured planner: every rank takes the same choice even when their timings differ;
 // a wisdom file is written, reloaded and used without measuring; a corrupt or foreign wisdom
 // file is rejected with a clear message and planning goes on.
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -210,6 +211,106 @@ int main(int argc, char** argv) {
       CHECK_MSG(plan.tuning_report().find("needs more than the given workspace") != std::string::npos,
                 plan.tuning_report());
       check_same_choice(plan, "tuning within a user workspace");
+    }
+
+    // 6. A rank that cannot have the arrays to time on (short of memory): every candidate backs
+    //    out on every rank with the reason, instead of that rank throwing std::bad_alloc alone
+    //    while the others wait in the timing's collectives (a hang).
+    setenv("VOLFFT_TEST_TUNE_NO_MEMORY", "1", 1);
+    {
+      Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+      CHECK_MSG(plan.tuning_report().find("could not allocate") != std::string::npos &&
+                    plan.tuning_report().find("(on rank 1)") != std::string::npos &&
+                    plan.tuning_report().find("none could be timed") != std::string::npos,
+                plan.tuning_report());
+      check_same_choice(plan, "a rank short of memory");
+    }
+    unsetenv("VOLFFT_TEST_TUNE_NO_MEMORY");
+
+    // 7. The key holds what changes the timings: an entry of the plain plan is not taken by a
+    //    plan of more fields, more threads, other kinds or effort patient (more candidates).
+    {
+      if (rank == 0) std::remove(path.c_str());
+      MPI_Barrier(MPI_COMM_WORLD);
+      { Plan measured(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o); }  // writes its entry
+      std::vector<Options> others(4, o);
+      others[0].batch = 2;
+      others[1].threads = 2;
+      others[2].kinds = {AxisKind::dft, AxisKind::none, AxisKind::dft};
+      others[3].effort = Effort::patient;
+      for (const Options& other : others) {
+        Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, other);
+        CHECK_MSG(plan.tuning_report().find("<- chosen") != std::string::npos, plan.tuning_report());
+      }
+      Plan again(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+      CHECK_MSG(again.tuning_report().find("from wisdom file") != std::string::npos, again.tuning_report());
+    }
+
+    // 8. An entry whose values are not what the writer writes (a hand edit): rejected, naming the
+    //    field, never read as another configuration (["a", "b"] was grid 0x0, 2.5 planes 2).
+    for (const auto& [from, to, reason] :
+         std::vector<std::array<std::string, 3>>{{R"("grid": \[\d+, \d+\])", R"("grid": ["a", "b"])", "grid[0]"},
+                                                 {R"("grid": \[(\d+), (\d+)\])", R"("grid": [$1.5, $2])", "grid[0] "},
+                                                 {R"("planes": -?\d+,(\s*"seconds"))", R"("planes": null,$1)", "planes null"},
+                                                 {R"("engine": "[a-z0-9]+")", R"("engine": "auto")", "engine 'auto'"}}) {
+      if (rank == 0) std::remove(path.c_str());
+      MPI_Barrier(MPI_COMM_WORLD);
+      { Plan measured(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o); }
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == 0) {
+        std::ifstream f(path);
+        const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        const std::string edited = std::regex_replace(text, std::regex(from), to, std::regex_constants::format_first_only);
+        CHECK_MSG(edited != text, "nothing to edit in " << text);
+        std::ofstream(path) << edited;
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+      CHECK_MSG(plan.tuning_report().find("rejected (its entry for this problem has " + reason) != std::string::npos &&
+                    plan.tuning_report().find("<- chosen") != std::string::npos,
+                plan.tuning_report());
+      check_same_choice(plan, "after an entry with values of the wrong type");
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+
+    // 9. An empty file (touch) holds no entries yet: measured and written, not rejected forever.
+    {
+      if (rank == 0) std::ofstream(path).close();
+      MPI_Barrier(MPI_COMM_WORLD);
+      { Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o); }
+      Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+      CHECK_MSG(plan.tuning_report().find("from wisdom file") != std::string::npos, plan.tuning_report());
+    }
+    if (rank == 0) std::remove(path.c_str());
+
+    // 11. No candidate applies (engine pipelined in place: not on a grid with one exchange, and
+    //     at np 2, 3 and 5 every grid has one): nothing is written to the file, which once got
+    //     the untimed first candidate with "seconds": inf (not JSON) before the plan failed.
+    {
+      if (rank == 0) std::remove(path.c_str());
+      MPI_Barrier(MPI_COMM_WORLD);
+      Options none_apply = o;
+      none_apply.engine = Engine::pipelined, none_apply.in_place = true;
+      try {
+        Plan plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, none_apply);
+      } catch (const Error&) {
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      std::ifstream f(path);
+      const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      CHECK_MSG(text.find("inf") == std::string::npos, text);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == 0) std::remove(path.c_str());
+    }
+
+    // 10. A file that can never be created (a name longer than the file system's 255 bytes) is
+    //     refused when the plan is made, on every rank, instead of being measured for and then
+    //     silently not written, run after run.
+    {
+      Options bad = o;
+      bad.wisdom_file = "/tmp/" + std::string(300, 'w') + ".json";
+      CHECK_THROWS_WITH(Plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, bad),
+                        "(File name too long)");
     }
   });
 }
