@@ -152,6 +152,26 @@ void every_engine(MPI_Comm comm, int rank, int size) {
   });
   CHECK_MSG(persistent.empty() || persistent.find("persistent collectives") != std::string::npos, persistent);
   check_case<std::complex<double>>(comm, c, Precision::float64, Values::complex, Engine::automatic, 1, false);
+  // Tuned, with the last rank short of memory for one candidate: that candidate is left out on
+  // every rank (it failed the whole reshape), the others timed; without even alltoallv's areas
+  // the reshape fails everywhere, as untuned.
+  if (rank == size - 1) setenv("VOLFFT_TEST_RESHAPE_NO_MEMORY", "p2p", 1);
+  Options tuned;
+  tuned.tune = 1;
+  {
+    Reshape r(comm, c.shape, c.in, c.out, Precision::float64, Values::complex, tuned);
+    CHECK_MSG(r.engine() != Engine::p2p, "the candidate without memory was chosen");
+    if (rank == 0)
+      CHECK_MSG(r.tuning_report().find("p2p left out: volfft::Reshape: cannot allocate") != std::string::npos,
+                r.tuning_report());
+  }
+  check_case<std::complex<double>>(comm, c, Precision::float64, Values::complex, Engine::automatic, 1, false);
+  if (rank == size - 1) setenv("VOLFFT_TEST_RESHAPE_NO_MEMORY", "alltoallv", 1);
+  expect_everywhere("tuned reshape without alltoallv's areas", error_of([&] {
+                      Reshape r(comm, c.shape, c.in, c.out, Precision::float64, Values::complex, tuned);
+                    }),
+                    "cannot allocate the workspace");
+  if (rank == size - 1) unsetenv("VOLFFT_TEST_RESHAPE_NO_MEMORY");
 }
 
 // The named distributions through a reshape: bricks to pencils and FFTW's blocks to slabs.
