@@ -7,6 +7,9 @@
 //   wisdom_file on some ranks only .............. test_errors (arguments_differ_across_ranks)
 //   wisdom_file unusable (a directory) .......... here: unusable_wisdom_file
 //   plan destroyed while one rank unwinds ....... here: destroyed_while_unwinding (every engine)
+//   plan destroyed after MPI_Finalize ........... test_outlive_finalize (every engine)
+//   a rank short of memory while tuning ......... test_autotune, test_reshape (every_engine)
+//   ducc0 built for a CPU the rank lacks ........ test_backend_cpu
 //   shared memory too small for engine node ..... here: shared_memory_shortage
 //   allocation failing on one rank .............. here: allocation_fails_on_one_rank
 //   ranks calling different directions .......... test_errors (calls_and_requests)
