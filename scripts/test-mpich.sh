@@ -66,7 +66,7 @@ VOLFFT_VENV=$VENV scripts/install-deps.sh  # the other Python packages (mpi4py s
 
 # The default run builds what it runs (the library, the Python extension, volfft-bench and the
 # programs below); the full run builds the whole tree.
-mpich_tests="test_transforms test_engines test_node test_errors test_c_arrays test_fftw_mpi test_pipeline_bound test_outlive_finalize c_example cpp_example"
+mpich_tests="test_transforms test_engines test_node test_errors test_c_arrays test_fftw_mpi test_pipeline_bound test_buffer_alias test_outlive_finalize c_example cpp_example"
 if [ $# -eq 0 ] && [ "${VOLFFT_MPICH_FULL:-0}" != 1 ]; then
   export VOLFFT_BUILD_TARGETS="volfft volfft_fftw3_mpi _volfft volfft-bench volfft-reshape-bench $mpich_tests"
 fi

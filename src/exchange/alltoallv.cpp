@@ -68,6 +68,8 @@ class AlltoallvExchange final : public PackingExchange<T> {
       if (receives[m]) this->receive_members_.push_back(m);
       s += sends[m], r += receives[m];
     }
+    // A rank without data has every area at one address (see mpi::unaliased_send).
+    from_ = mpi::unaliased_send(this->send_, this->src_, send_counts_);
     // One collective for the whole group: wide on every member when it is on any.
     int mine = wide(sends, receives) ? 1 : 0, any = 0;
     mpi::check(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, group_), "MPI_Allreduce");
@@ -88,12 +90,12 @@ class AlltoallvExchange final : public PackingExchange<T> {
     }
     if (persistent && wide_) {
 #if defined(VOLFFT_HAVE_MPI_ALLTOALLW_INIT)
-      mpi::check(MPI_Alltoallw_init(this->send_, send_counts_.data(), send_displs_.data(), send_types_.data(),
+      mpi::check(MPI_Alltoallw_init(from_, send_counts_.data(), send_displs_.data(), send_types_.data(),
                                     this->src_, recv_counts_.data(), recv_displs_.data(), recv_types_.data(), group_,
                                     MPI_INFO_NULL, &persistent_),
                  "MPI_Alltoallw_init");
 #elif defined(VOLFFT_HAVE_MPIX_ALLTOALLW_INIT)
-      mpi::check(MPIX_Alltoallw_init(this->send_, send_counts_.data(), send_displs_.data(), send_types_.data(),
+      mpi::check(MPIX_Alltoallw_init(from_, send_counts_.data(), send_displs_.data(), send_types_.data(),
                                      this->src_, recv_counts_.data(), recv_displs_.data(), recv_types_.data(), group_,
                                      MPI_INFO_NULL, &persistent_),
                  "MPIX_Alltoallw_init");
@@ -101,12 +103,12 @@ class AlltoallvExchange final : public PackingExchange<T> {
     } else if (persistent) {
       // The source array is the receive area (see Setup); its address is fixed per plan.
 #if defined(VOLFFT_HAVE_MPI_ALLTOALLV_INIT)
-      mpi::check(MPI_Alltoallv_init(this->send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(),
+      mpi::check(MPI_Alltoallv_init(from_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(),
                                     this->src_, recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_,
                                     MPI_INFO_NULL, &persistent_),
                  "MPI_Alltoallv_init");
 #elif defined(VOLFFT_HAVE_MPIX_ALLTOALLV_INIT)
-      mpi::check(MPIX_Alltoallv_init(this->send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(),
+      mpi::check(MPIX_Alltoallv_init(from_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(),
                                      this->src_, recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_,
                                      MPI_INFO_NULL, &persistent_),
                  "MPIX_Alltoallv_init");
@@ -143,11 +145,11 @@ class AlltoallvExchange final : public PackingExchange<T> {
       return;
     }
     if (wide_)
-      mpi::check(MPI_Ialltoallw(this->send_, send_counts_.data(), send_displs_.data(), send_types_.data(), this->src_,
+      mpi::check(MPI_Ialltoallw(from_, send_counts_.data(), send_displs_.data(), send_types_.data(), this->src_,
                                 recv_counts_.data(), recv_displs_.data(), recv_types_.data(), group_, &request_),
                  "MPI_Ialltoallw");
     else
-      mpi::check(MPI_Ialltoallv(this->send_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(),
+      mpi::check(MPI_Ialltoallv(from_, send_counts_.data(), send_displs_.data(), mpi::type_of<T>(),
                                 this->src_, recv_counts_.data(), recv_displs_.data(), mpi::type_of<T>(), group_,
                                 &request_),
                  "MPI_Ialltoallv");
@@ -160,6 +162,7 @@ class AlltoallvExchange final : public PackingExchange<T> {
   }
 
   MPI_Comm group_;
+  const void* from_ = nullptr;  // the send area, as given to MPI
   bool wide_ = false;  // blocks given as placed datatypes (MPI_Alltoallw form)
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
   std::vector<MPI_Datatype> send_types_, recv_types_;  // wide form only

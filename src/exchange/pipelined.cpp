@@ -173,7 +173,9 @@ class Pipelined final : public Exchange {
     f.active = 0;
     if (!p2p_) {
       f.active = 1;
-      mpi::check(MPI_Ialltoallv(sbuf, send_counts_[k].data(), send_displs_[k].data(), mpi::type_of<T>(),
+      // A chunk past this rank's last send has its send pointer at the receive area, which
+      // follows the send area (see mpi::unaliased_send).
+      mpi::check(MPI_Ialltoallv(mpi::unaliased_send(sbuf, rbuf, send_counts_[k]), send_counts_[k].data(), send_displs_[k].data(), mpi::type_of<T>(),
                                      rbuf, recv_counts_[k].data(), recv_displs_[k].data(), mpi::type_of<T>(),
                                      group_, &f.requests[0]),
                       "MPI_Ialltoallv");

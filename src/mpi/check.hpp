@@ -36,6 +36,15 @@ void wait_all(std::vector<MPI_Request>& requests);
 /// MPI_Testall: whether all have completed (true when empty).
 bool test_all(std::vector<MPI_Request>& requests);
 
+/// The send buffer to give an all-to-all: `send`, unless it is `receive` and this rank sends
+/// nothing (every count 0), when a distinct address of volfft's own. MPI forbids aliased
+/// buffers, and Open MPI's non-blocking all-to-all takes sendbuf == recvbuf for MPI_IN_PLACE:
+/// another schedule, after which the group's next all-to-all never matches (a hang). volfft's
+/// send and receive areas never overlap, but empty ones share an address, and a pipelined
+/// chunk past a rank's last send has its send pointer at the end of the send area, where the
+/// receive area starts.
+const void* unaliased_send(const void* send, const void* receive, const std::vector<int>& send_counts);
+
 /// The MPI library's name and version, e.g. "Open MPI v4.1.4" (for reports and wisdom keys).
 std::string library_name();
 
