@@ -90,7 +90,7 @@ void validate(int comm_size, const std::vector<Index>& shape, const Options& opt
       throw Error("volfft: grid must be p0 x p1 with p0, p1 >= 1 (or 0x0 for automatic); got " +
                   grid_text(g));
     if (static_cast<long long>(g[0]) * g[1] != comm_size)
-      throw Error("volfft: grid " + grid_text(g) + " has " + std::to_string(g[0] * g[1]) +
+      throw Error("volfft: grid " + grid_text(g) + " has " + std::to_string(static_cast<long long>(g[0]) * g[1]) +
                   " ranks but the communicator has " + std::to_string(comm_size) +
                   " (p0*p1 must equal the communicator size)");
     if (shape.size() == 2 && g[1] != 1)

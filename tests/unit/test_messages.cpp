@@ -53,6 +53,8 @@ void grid_product_must_be_the_communicator_size() {
               "volfft: grid 3x2 has 6 ranks but the communicator has 4 (p0*p1 must equal the "
               "communicator size)");
   CHECK_ERROR(validate(6, {8, 8, 8}, grid(2, 2)), "grid 2x2 has 4 ranks but the communicator has 6");
+  // The product in 64 bits (an int product wrapped to "0 ranks").
+  CHECK_ERROR(validate(4, {8, 8, 8}, grid(65536, 65536)), "grid 65536x65536 has 4294967296 ranks but");
   CHECK_ERROR(validate(4, {8, 8, 8}, grid(0, 4)), "grid must be p0 x p1 with p0, p1 >= 1");
   CHECK_ERROR(validate(4, {8, 8, 8}, grid(-2, -2)), "got -2x-2");
   CHECK_ERROR(validate(0, {8, 8, 8}, Options{}), "at least one rank");
