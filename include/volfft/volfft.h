@@ -167,6 +167,10 @@ volfft_status volfft_required_workspace_bytes(int comm_size, int rank, int ndim,
 /* Bytes of the one array an in-place plan transforms (Plan::in_place_bytes). */
 volfft_status volfft_in_place_bytes(volfft_plan plan, size_t* bytes);
 volfft_status volfft_grid(volfft_plan plan, int grid[2]);
+/* The engine and the FFT backend the plan runs (a volfft_engine, a volfft_backend; never AUTO:
+ * what engine auto and backend auto chose, the same on every rank). Plan::engine, Plan::backend. */
+volfft_status volfft_plan_engine(volfft_plan plan, int* engine);
+volfft_status volfft_plan_backend(volfft_plan plan, int* backend);
 
 /* Phase timings of the last call in `direction`. Up to *count phases are written; *count is
  * set to the number of phases. max_over_ranks != 0 makes it collective (max over ranks).

@@ -295,6 +295,22 @@ volfft_status volfft_grid(volfft_plan plan, int grid[2]) {
   });
 }
 
+volfft_status volfft_plan_engine(volfft_plan plan, int* engine) {
+  return guarded([&] {
+    require_plan(plan);
+    require_output(engine, "engine");
+    *engine = static_cast<int>(plan->plan.engine());
+  });
+}
+
+volfft_status volfft_plan_backend(volfft_plan plan, int* backend) {
+  return guarded([&] {
+    require_plan(plan);
+    require_output(backend, "backend");
+    *backend = static_cast<int>(plan->plan.backend());
+  });
+}
+
 volfft_status volfft_timings(volfft_plan plan, int direction, int max_over_ranks, int* count,
                              const char** names, double* seconds) {
   return guarded([&] {

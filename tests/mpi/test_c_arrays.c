@@ -368,11 +368,38 @@ static void c_api_contracts(void) {
   count = 8;
   CHECK(volfft_timings(plan, VOLFFT_FORWARD, 1, &count, names, seconds) == VOLFFT_OK && count > 0, "timings");
 
+  /* The engine and backend auto chose: named ones, the same on every rank. */
+  int engine = -1, backend = -1;
+  CHECK(volfft_plan_engine(plan, &engine) == VOLFFT_OK && engine > VOLFFT_ENGINE_AUTO &&
+            engine <= VOLFFT_ENGINE_NODE,
+        "plan_engine");
+  CHECK(volfft_plan_backend(plan, &backend) == VOLFFT_OK && backend > VOLFFT_BACKEND_AUTO &&
+            backend <= VOLFFT_BACKEND_DUCC0,
+        "plan_backend");
+  int highest[2] = {engine, backend}, lowest[2] = {engine, backend};
+  MPI_Allreduce(MPI_IN_PLACE, lowest, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, highest, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(lowest[0] == highest[0] && lowest[1] == highest[1], "plan_engine/plan_backend the same on every rank");
+  {
+    volfft_options o;
+    volfft_options_default(&o);
+    o.engine = VOLFFT_ENGINE_P2P;
+    o.backend = VOLFFT_BACKEND_FFTW;
+    volfft_plan chosen = NULL;
+    CHECK(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, &o, &chosen) == VOLFFT_OK,
+          "plan with engine p2p");
+    CHECK(volfft_plan_engine(chosen, &engine) == VOLFFT_OK && engine == VOLFFT_ENGINE_P2P, "plan_engine p2p");
+    CHECK(volfft_plan_backend(chosen, &backend) == VOLFFT_OK && backend == VOLFFT_BACKEND_FFTW, "plan_backend fftw");
+    volfft_plan_destroy(chosen);
+  }
+
   /* Getters: NULL output pointers are argument errors, not crashes. */
   int64_t lo[3], hi[3];
   expect_argument_error(volfft_workspace_bytes(plan, NULL), "bytes", "workspace_bytes(NULL)");
   expect_argument_error(volfft_in_place_bytes(plan, NULL), "bytes", "in_place_bytes(NULL)");
   expect_argument_error(volfft_grid(plan, NULL), "grid", "grid(NULL)");
+  expect_argument_error(volfft_plan_engine(plan, NULL), "engine", "plan_engine(NULL)");
+  expect_argument_error(volfft_plan_backend(plan, NULL), "backend", "plan_backend(NULL)");
   expect_argument_error(volfft_input_order(plan, NULL), "order", "input_order(NULL)");
   expect_argument_error(volfft_output_order(plan, NULL), "order", "output_order(NULL)");
   expect_argument_error(volfft_input_box(plan, NULL, hi), "lo", "input_box(NULL, hi)");
