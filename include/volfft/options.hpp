@@ -167,8 +167,9 @@ struct Options {
   /// and/or engine automatic, the planner times the candidates, simplest first, for about N
   /// seconds at most, and keeps the fastest, preferring the simpler of candidates whose times
   /// lie within the measured noise of each other; the same on every rank (effort patient adds
-  /// the candidates that rarely win). `wisdom_file` (or the environment variable VOLFFT_WISDOM)
-  /// is a JSON file of earlier choices, read before measuring and updated after; `verbose`
+  /// the candidates that rarely win). `wisdom_file` (or, where it is empty, the environment
+  /// variable VOLFFT_WISDOM; the same on every rank, as every argument) is a JSON file of earlier
+  /// choices, read before measuring and updated after; `verbose`
   /// prints the candidate table on rank 0.
   int tune = 0;
   std::string wisdom_file;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <vector>
 
 #include "core/hash.hpp"
@@ -87,6 +88,10 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
         // Defaults by what they mean (Python passes grid "auto" and no kinds as these).
         if (text == "[]") text += " (the default)";
         if (name == "grid" && text == "[0, 0]") text += " (automatic)";
+        // Plan takes an empty wisdom_file from VOLFFT_WISDOM: a variable set on some ranks only
+        // is named as such, not as an argument the caller never passed.
+        const char* env = std::getenv("VOLFFT_WISDOM");
+        if (name == "wisdom_file" && env && options.wisdom_file == env) text += " (from VOLFFT_WISDOM)";
       }
       const std::string first = broadcast(comm, text, 0), other = broadcast(comm, text, r);
       throw Error("volfft: plan arguments differ across ranks: " + name + " is " + first + " on rank 0 but " +

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -189,6 +190,20 @@ void arguments_differ_across_ranks(int rank, int size) {
                       Plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
                     }),
                     "wisdom_file is '' on rank 0 but '/tmp/volfft-test-wisdom-one-rank.json'" + on_odd);
+  expect_everywhere("VOLFFT_WISDOM on one rank",
+                    error_of([&] {
+                      Options o;
+                      o.effort = Effort::measure;
+                      if (rank == odd) setenv("VOLFFT_WISDOM", "/tmp/volfft-test-wisdom-env.json", 1);
+                      try {
+                        Plan(MPI_COMM_WORLD, shape, Kind::c2c, Precision::float64, o);
+                      } catch (...) {
+                        unsetenv("VOLFFT_WISDOM");
+                        throw;
+                      }
+                      unsetenv("VOLFFT_WISDOM");
+                    }),
+                    "wisdom_file is '' on rank 0 but '/tmp/volfft-test-wisdom-env.json' (from VOLFFT_WISDOM)" + on_odd);
   // A map file on some ranks only: they would read it and the others not (a collective).
   expect_everywhere("one rank's map_file",
                     error_of([&] {
