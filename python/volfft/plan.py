@@ -230,6 +230,17 @@ def _placement_grid(placement: Any, pair: Tuple[int, int]) -> Tuple[int, int]:
     return pair
 
 
+def _check_placement(order: list, size: int) -> None:
+    """A placement's rank order: one entry per rank, a permutation of 0..size-1 (checked here so
+    that the message names placement, the argument given, not the library's rank_order)."""
+    if not order:
+        return
+    if len(order) != size:
+        raise VolfftError(f"placement: expected {size} entries (one per rank), got {len(order)}")
+    if sorted(order) != list(range(size)):
+        raise VolfftError(f"placement: expected a permutation of 0..{size - 1}, got {order}")
+
+
 def _rank_order(placement: Any) -> list:
     """The rank order of a placement: None, an object with rank_order(), or ints."""
     if placement is None:
@@ -341,8 +352,10 @@ def describe(
         raise TypeError(f"nprocs: expected an int, got {nprocs!r}") from None
     if nprocs < 1:
         raise VolfftError(f"nprocs: expected at least 1 rank, got {nprocs}")
+    order = _rank_order(placement)
+    _check_placement(order, nprocs)
     options = {"grid": list(pair), "engine": engine, "layout": layout, "effort": "estimate",
-               "rank_order": _rank_order(placement)}
+               "rank_order": order}
     raw = native().describe(nprocs, list(sizes), kind, precision, options)
     return model_description(raw)
 
@@ -520,6 +533,7 @@ class Plan:
             library_options = _library_options(options, placement, spectral if padding is not None else None)
             if placement is not None:
                 placed = library_options["rank_order"]
+                _check_placement(placed, comm.Get_size())
             native().check_options(library_options)  # types and values, by the library's table
             user = _user_arrays(in_array, out_array, tuple(sizes), padding, library_options)
         except (TypeError, ValueError) as e:

@@ -94,6 +94,13 @@ def test_placement_does_not_change_the_virtual_pattern():
         assert np.array_equal(a["messages"], b["messages"])
 
 
+def test_a_placement_that_is_not_a_permutation_is_named():
+    with pytest.raises(volfft.VolfftError, match=r"placement: expected a permutation of 0\.\.3, got \[0, 0, 1, 2\]"):
+        volfft.describe((8, 8, 8), grid=(2, 2), placement=[0, 0, 1, 2])
+    with pytest.raises(volfft.VolfftError, match=r"placement: expected 4 entries \(one per rank\), got 3"):
+        volfft.describe((8, 8, 8), grid=(2, 2), placement=[0, 1, 2])
+
+
 def test_a_mapping_placement_brings_its_grid():
     # A volfft.mapping.Placement places the positions of its own grid: an automatic grid becomes
     # it, another grid is refused (it would silently run the order on the wrong grid).

@@ -179,8 +179,10 @@ def test_version_string():
     ({"layout": "fortran"}, ValueError, r"layout must be one of 'transposed', 'natural'; got 'fortran'"),
     ({"effort": "exhaustive"}, ValueError,
      r"effort must be one of 'estimate', 'measure', 'patient'; got 'exhaustive'"),
-    ({"placement": [0, 1]}, ValueError, r"rank_order must have one entry per rank \(1\); got 2"),
-    ({"placement": [1]}, ValueError, r"rank_order must be a permutation of 0\.\.0; entry 1 is out of range"),
+    # Named as placement, the argument given (the library's message named rank_order).
+    ({"placement": [0, 1]}, ValueError, r"placement: expected 1 entries \(one per rank\), got 2"),
+    ({"placement": [1]}, ValueError, r"placement: expected a permutation of 0\.\.0, got \[1\]"),
+    ({"rank_order": [1]}, ValueError, r"rank_order must be a permutation of 0\.\.0; entry 1 is out of range"),
     ({"placement": ["a"]}, TypeError, r"placement: expected None, an object with rank_order\(\)"),
 ])
 def test_construction_errors(kwargs, error, message):

@@ -43,8 +43,18 @@ def test_engine_differing_across_ranks(comm):
 
 
 def test_placement_not_a_permutation(comm):
-    with pytest.raises(ValueError, match=r"rank_order must be a permutation of 0\.\."):
+    with pytest.raises(ValueError, match=r"placement: expected a permutation of 0\.\."):
         volfft.Plan(comm, (4, 4, 4), placement=[0] * SIZE if SIZE > 1 else [1])
+
+
+def test_placement_not_a_permutation_on_one_rank(comm):
+    """Checked in Python, and still agreed: every rank raises, the failing one named."""
+    if SIZE < 2:
+        pytest.skip("needs 2 ranks: one placement wrong, the others right")
+    order = list(range(SIZE)) if comm.rank < SIZE - 1 else [0] * SIZE
+    with pytest.raises(ValueError, match=rf"placement: expected a permutation of 0\.\.{SIZE - 1}, got "
+                                         rf"\[0(, 0)*\] \(on rank {SIZE - 1}\)"):
+        volfft.Plan(comm, (4, 4, 4), placement=order)
 
 
 def test_placement_differing_across_ranks_is_named(comm):
