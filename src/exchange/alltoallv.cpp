@@ -117,6 +117,7 @@ class AlltoallvExchange final : public PackingExchange<T> {
   }
 
   ~AlltoallvExchange() override {
+    if (mpi::finalized()) return;
     if (persistent_ != MPI_REQUEST_NULL) MPI_Request_free(&persistent_);
     for (auto* types : {&send_types_, &recv_types_})
       for (MPI_Datatype& x : *types)

@@ -58,6 +58,7 @@ class AlltoallwExchange final : public Exchange {
   }
 
   ~AlltoallwExchange() override {
+    if (mpi::finalized()) return;
     for (auto& x : send_types_)
       if (x != MPI_BYTE) MPI_Type_free(&x);
     for (auto& x : recv_types_)

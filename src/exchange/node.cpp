@@ -138,11 +138,9 @@ class NodeExchange final : public Exchange {
   Chunking chunking() const override { return chunks_; }
 
   ~NodeExchange() override {
+    if (mpi::finalized()) return;
     for (auto& q : sends_) MPI_Request_free(&q);
     for (auto& q : receives_) MPI_Request_free(&q);
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) return;
     if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
   }
 

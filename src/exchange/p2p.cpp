@@ -18,6 +18,7 @@ class P2pExchange final : public PackingExchange<T> {
   }
 
   ~P2pExchange() override {
+    if (mpi::finalized()) return;
     for (auto& q : sends_) MPI_Request_free(&q);
     for (auto& q : receives_) MPI_Request_free(&q);
   }

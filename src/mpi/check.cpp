@@ -35,6 +35,12 @@ bool test_all(std::vector<MPI_Request>& r) {
   return flag != 0;
 }
 
+bool finalized() {
+  int done = 0;
+  MPI_Finalized(&done);
+  return done != 0;
+}
+
 const void* unaliased_send(const void* send, const void* receive, const std::vector<int>& send_counts) {
   static const char nothing[16] = {};
   if (send != receive || send == MPI_IN_PLACE) return send;

@@ -30,6 +30,12 @@ inline MPI_Datatype type_of<float>() { return MPI_FLOAT; }
 
 inline double now() { return MPI_Wtime(); }
 
+/// Whether MPI_Finalize has run. Destructors free no MPI object then (no MPI call may run after
+/// it; the process ends soon and takes them), and everything else they own as always: a plan or
+/// a reshape that outlives MPI_Finalize (one in main's scope, a Python object collected at exit)
+/// neither aborts the job nor leaks its memory.
+bool finalized();
+
 /// MPI_Startall / MPI_Waitall over a vector of (persistent) requests; nothing when empty.
 void start_all(std::vector<MPI_Request>& requests);
 void wait_all(std::vector<MPI_Request>& requests);

@@ -44,9 +44,7 @@ struct Communicators {
   Communicators(const Communicators&) = delete;
   Communicators& operator=(const Communicators&) = delete;
   ~Communicators() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) return;
+    if (mpi::finalized()) return;
     for (MPI_Comm* c : {&row, &column, &all})
       if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
   }
@@ -560,15 +558,9 @@ Plan::Impl::~Impl() {
     return;
   }
   // After MPI_Finalize (a plan that outlives it, as one in main's scope does) no MPI call may
-  // run: the exchanges' requests and datatypes are left to the process (the communicators and
-  // a Reshape's own check this themselves; the shared memory is unmapped without MPI).
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized) {
-    (void)fwd.release(), (void)bwd.release();
-    return;
-  }
-  if (pending) {
+  // run: a split-phase call is not completed, and the members free no MPI object
+  // (mpi::finalized; the shared memory is unmapped without MPI) but their memory as always.
+  if (pending && !mpi::finalized()) {
     try {
       finish();
     } catch (...) {
@@ -969,7 +961,7 @@ Request Plan::backward_start(const void* in, void* out) {
 
 Request::~Request() {
   try {
-    if (pending_ && !plan_.expired()) wait();
+    if (pending_ && !plan_.expired() && !mpi::finalized()) wait();
   } catch (...) {
     // A destructor must not throw; the error was MPI's and the job is lost anyway.
   }

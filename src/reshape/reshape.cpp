@@ -133,15 +133,10 @@ struct Reshape::Impl {
   exchange::Exchange* pending = nullptr;
 
   ~Impl() {
-    // After MPI_Finalize (a Python object collected at exit) no MPI call may run: the engines'
-    // requests and types and the communicator are left to the process.
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) {
-      (void)exchange.release(), (void)back.release();
-      return;
-    }
+    // After MPI_Finalize (a Python object collected at exit) no MPI call may run: the engines
+    // and the communicator free no MPI object then (mpi::finalized), only their memory.
     exchange.reset(), back.reset();
+    if (mpi::finalized()) return;
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 
@@ -426,7 +421,7 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
 }
 
 Reshape::~Reshape() {
-  if (impl_ && impl_->pending) {
+  if (impl_ && impl_->pending && !mpi::finalized()) {
     try {
       finish();
     } catch (...) {
