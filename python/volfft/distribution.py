@@ -134,7 +134,21 @@ class LocalBox:
         return tuple(slice(lo - s, hi - s) for lo, hi, s in zip(self.box[0], self.box[1], self.storage[0]))
 
     def native(self) -> tuple:
-        """The tuple the compiled extension takes (3 axes; a 2-D array's third is [0, 1))."""
+        """The tuple the compiled extension takes (3 axes; a 2-D array's third is [0, 1)).
+
+        Raises VolfftError for a bound outside 64 bits or an order entry outside a C int: the
+        extension cannot convert those, and its TypeError came on the one rank that gave them
+        while the others were already in the collective call (a hang). Callers check under
+        agree_on_errors."""
+        for name, values, bits in (("box", self.box[0] + self.box[1], 63),
+                                   ("storage", self.storage[0] + self.storage[1], 63),
+                                   ("order", tuple(self.order or ()), 31)):
+            for v in values:
+                if not -(1 << bits) <= v < (1 << bits):
+                    raise native().VolfftError(
+                        f"{name}: {v} does not fit in {bits + 1} bits (a box's bounds are 64-bit "
+                        f"integers, an order's entries axes); got {name} "
+                        f"{self.order if name == 'order' else (self.box if name == 'box' else self.storage)}")
         pad = 3 - self.ndim
         lo, hi = list(self.box[0]) + [0] * pad, list(self.box[1]) + [1] * pad
         slo, shi = list(self.storage[0]) + [0] * pad, list(self.storage[1]) + [1] * pad

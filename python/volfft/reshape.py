@@ -85,11 +85,14 @@ class Reshape:
             for name, spec in (("in_array", spec_in), ("out_array", spec_out)):
                 if spec.ndim != len(sizes):
                     raise VolfftError(f"{name}: expected a box of {len(sizes)} axes like shape, got {spec.box}")
+            # Converted here, under the agreement: a value the extension cannot take must fail
+            # every rank, not this one alone (LocalBox.native).
+            native_in, native_out = spec_in.native(), spec_out.native()
         except (TypeError, ValueError) as e:
             error = e
         agree_on_errors(comm, error)
         precision, values = _DTYPES[dt]
-        handle = native().Reshape(comm, list(sizes), spec_in.native(), spec_out.native(), precision, values,
+        handle = native().Reshape(comm, list(sizes), native_in, native_out, precision, values,
                                   dict(options))
         d = len(sizes)
         self._comm = comm

@@ -268,6 +268,27 @@ def test_errors_on_every_rank(comm):
             volfft.scatter(plan, np.zeros(shape, complex) if comm.rank == 0 else None)
 
 
+@pytest.mark.parametrize("what", ["box", "ghosts", "storage", "order"])
+def test_out_of_range_box_on_one_rank(comm, what):
+    """A bound past 64 bits (an order entry past a C int) on one rank only: the extension could not
+    convert it, and that rank raised TypeError alone while the others waited in the collective
+    constructor (a hang, Reshape and Plan alike). Now the same VolfftError everywhere."""
+    shape = (6, 4, 5)
+    box = volfft.slabs(shape, comm.size, 0)[comm.rank]
+    part = volfft.LocalBox(box)
+    if comm.rank == comm.size - 1:
+        lo, hi = box
+        part = {"box": volfft.LocalBox((lo, (hi[0], hi[1], 2**64))),
+                "ghosts": volfft.LocalBox(box, ghosts=2**63),
+                "storage": volfft.LocalBox(box, storage=((-2**63 - 1, 0, 0), hi)),
+                "order": volfft.LocalBox(box, order=(0, 1, 2**40))}[what]
+    message = "order" if what == "order" else "64 bits"
+    with pytest.raises(volfft.VolfftError, match=message):
+        volfft.Reshape(comm, shape, part, box)
+    with pytest.raises(volfft.VolfftError, match=message):
+        volfft.Plan(comm, shape, in_array=part)
+
+
 @pytest.mark.parametrize("engine", ["alltoallv", "p2p", "alltoallw"])
 def test_dropped_split_phase_request_is_finished(comm, engine):
     """A request dropped without wait(): it is finished where it goes (as Plan's requests are),
