@@ -1011,7 +1011,9 @@ class Plan:
             given_memory = self._memory(name, given, not forward, False, staging="plan",
                                         scratch=self._destroy_input)
             if out is None:
-                out = self._new_array(forward_output=forward)
+                from volfft.reshape import _allocated  # a MemoryError here, agreed (see there)
+
+                out = _allocated(lambda: self._new_array(forward_output=forward), "output" if forward else "input")
                 return handle, given_memory, out, out.memory
             if isinstance(out, np.ndarray) and np.may_share_memory(given, out):
                 raise VolfftError(f"out: expected an array that does not overlap {name} (make the plan with "

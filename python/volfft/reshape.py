@@ -27,6 +27,17 @@ _DTYPES = {
 _OPTIONS = ("engine", "tune", "batch", "batch_layout", "threads", "verbose")
 
 
+def _allocated(make: Any, side: str) -> Any:
+    """``make()``, with a MemoryError turned into a VolfftError that names it: raised on one rank
+    only, the others waited in the library's call (a MemoryError is no argument error, and its
+    text may be empty, which the agreement takes for no problem)."""
+    try:
+        return make()
+    except MemoryError as error:
+        reason = str(error) or "MemoryError"
+        raise native().VolfftError(f"out: cannot allocate this rank's {side} array ({reason})") from None
+
+
 class Reshape:
     """Redistribute a global array of ``shape`` from the ranks' ``in_array`` boxes to their
     ``out_array`` boxes. Construction, :meth:`execute`, :meth:`reverse` and :meth:`close` are
@@ -228,7 +239,7 @@ class Reshape:
         try:
             source = self._memory(name, given, reversed_, False)
             if out is None:
-                out = self._new_array(not reversed_)
+                out = _allocated(lambda: self._new_array(not reversed_), "output" if not reversed_ else "input")
             elif isinstance(out, np.ndarray) and np.may_share_memory(given, out):
                 from volfft.plan import VolfftError
 

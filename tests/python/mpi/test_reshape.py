@@ -289,6 +289,34 @@ def test_out_of_range_box_on_one_rank(comm, what):
         volfft.Plan(comm, shape, in_array=part)
 
 
+def test_output_allocation_failing_on_one_rank(comm):
+    """execute() without out= allocates the output: a MemoryError on one rank only was raised there
+    alone while the others waited in the call (a hang; Plan.forward alike). Now a VolfftError on
+    every rank, and both stay usable."""
+    shape = (6, 4, 5)
+    slabs, pencils = volfft.slabs(shape, comm.size, 0), volfft.pencils(shape, comm.size, 2)
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError()
+
+    with volfft.Reshape(comm, shape, slabs[comm.rank], pencils[comm.rank]) as reshape:
+        a = reshape.input_array()
+        if comm.rank == comm.size - 1:
+            reshape._new_array = no_memory
+        with pytest.raises(volfft.VolfftError, match="cannot allocate this rank's output array"):
+            reshape.execute(a)
+        reshape.__dict__.pop("_new_array", None)
+        reshape.execute(a)
+    with volfft.Plan(comm, shape) as plan:
+        a = plan.input_array()
+        if comm.rank == comm.size - 1:
+            plan._new_array = no_memory
+        with pytest.raises(volfft.VolfftError, match="cannot allocate this rank's output array"):
+            plan.forward(a)
+        plan.__dict__.pop("_new_array", None)
+        plan.forward(a)
+
+
 @pytest.mark.parametrize("engine", ["alltoallv", "p2p", "alltoallw"])
 def test_dropped_split_phase_request_is_finished(comm, engine):
     """A request dropped without wait(): it is finished where it goes (as Plan's requests are),
