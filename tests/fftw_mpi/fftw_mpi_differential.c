@@ -86,8 +86,12 @@ int main(int argc, char** argv) {
     const ptrdiff_t padded = 2 * (n[rnk - 1] / 2 + 1);
     rest_r *= padded; /* real rows padded (r2c/c2r) */
     const ptrdiff_t units = kind == C2C ? 2 : (kind == R2R || kind == TRANSPOSE) ? 1 : 2;
-#ifdef SLACK /* FFTW's own build: FFTW 3.3.10 writes past its local_size's count with some explicit blocks */
-    const ptrdiff_t bytes_doubles = alloc * units * 4 + 256;
+#ifdef SLACK /* FFTW's own build: FFTW 3.3.10 writes past its local_size's count with some explicit
+              * blocks (its intermediate distribution on ranks that hold none of n0): room for the
+              * whole array, twice, on every rank */
+    ptrdiff_t whole = howmany;
+    for (int x = 0; x < rnk; ++x) whole *= nc[x] + 1;
+    const ptrdiff_t bytes_doubles = (alloc + 2 * whole) * units + 256;
 #else
     const ptrdiff_t bytes_doubles = alloc * units + 8;
 #endif
