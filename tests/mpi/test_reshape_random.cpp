@@ -308,7 +308,7 @@ void one_case(MPI_Comm comm, unsigned seed, int c, int rank, int size, Counts& c
   o.tune = o.engine == Engine::automatic && g() % 3 == 0 ? 1 : 0;
   o.batch = static_cast<int>(pick(g, 1, 3));
   o.batch_layout = g() % 2 ? BatchLayout::inner : BatchLayout::outer;
-  o.threads = static_cast<int>(pick(g, 1, 2));
+  o.threads = 1 + static_cast<int>((g() + static_cast<unsigned>(rank)) % 2);  // each rank its own (allowed)
   const unsigned type = g() % 4;
   // Engines alltoallv and persistent past int displacements take the wide (MPI_Alltoallw) form:
   // forced here by a limit of a few elements.
