@@ -47,6 +47,17 @@ def agree_on_errors(comm: Any, error: Optional[Exception], same: Optional[Dict[s
                     f"passed {values.get(name)!r}")
 
 
+def allocated(make: Any, side: str) -> Any:
+    """``make()``, with a MemoryError turned into a VolfftError that names it: raised on one rank
+    only, the others waited in the library's call (a MemoryError is no argument error, and its
+    text may be empty, which the agreement takes for no problem)."""
+    try:
+        return make()
+    except MemoryError as error:
+        reason = str(error) or "MemoryError"
+        raise native().VolfftError(f"out: cannot allocate this rank's {side} array ({reason})") from None
+
+
 def fail_call(handle: Any, problem: Exception) -> NoReturn:
     """This rank found ``problem`` in a library call's arguments: fail the other ranks' call
     with it (they wait in the library's agreement, which ``handle.agree_on_problem`` joins), then

@@ -22,7 +22,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from volfft._describe import model_description
-from volfft._agree import agree_on_errors, fail_call, native_call
+from volfft._agree import agree_on_errors, allocated, fail_call, native_call
 from volfft._distribute import gather, scatter
 from volfft._local_array import LocalArray
 from volfft._native import native
@@ -1011,9 +1011,7 @@ class Plan:
             given_memory = self._memory(name, given, not forward, False, staging="plan",
                                         scratch=self._destroy_input)
             if out is None:
-                from volfft.reshape import _allocated  # a MemoryError here, agreed (see there)
-
-                out = _allocated(lambda: self._new_array(forward_output=forward), "output" if forward else "input")
+                out = allocated(lambda: self._new_array(forward_output=forward), "output" if forward else "input")
                 return handle, given_memory, out, out.memory
             if isinstance(out, np.ndarray) and np.may_share_memory(given, out):
                 raise VolfftError(f"out: expected an array that does not overlap {name} (make the plan with "

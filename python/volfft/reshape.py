@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from volfft._agree import agree_on_errors, fail_call, native_call
+from volfft._agree import agree_on_errors, allocated, fail_call, native_call
 from volfft._local_array import LocalArray
 from volfft._native import native
 from volfft._request import Request
@@ -25,17 +25,6 @@ _DTYPES = {
     np.dtype(np.float32): ("float", "real"),
 }
 _OPTIONS = ("engine", "tune", "batch", "batch_layout", "threads", "verbose")
-
-
-def _allocated(make: Any, side: str) -> Any:
-    """``make()``, with a MemoryError turned into a VolfftError that names it: raised on one rank
-    only, the others waited in the library's call (a MemoryError is no argument error, and its
-    text may be empty, which the agreement takes for no problem)."""
-    try:
-        return make()
-    except MemoryError as error:
-        reason = str(error) or "MemoryError"
-        raise native().VolfftError(f"out: cannot allocate this rank's {side} array ({reason})") from None
 
 
 class Reshape:
@@ -239,7 +228,7 @@ class Reshape:
         try:
             source = self._memory(name, given, reversed_, False)
             if out is None:
-                out = _allocated(lambda: self._new_array(not reversed_), "output" if not reversed_ else "input")
+                out = allocated(lambda: self._new_array(not reversed_), "output" if not reversed_ else "input")
             elif isinstance(out, np.ndarray) and np.may_share_memory(given, out):
                 from volfft.plan import VolfftError
 
