@@ -72,8 +72,8 @@ class AlltoallwExchange final : public Exchange {
   void run(void* dst, double, StageWork& work, ExchangeTimes& times) override {
     compute_whole(work, times);
     double t0 = now();
-    mpi::check(MPI_Alltoallw(mpi::unaliased_send(src_, dst, counts_send_), counts_send_.data(), displs_.data(), send_types_.data(), dst,
-                             counts_recv_.data(), displs_.data(), recv_types_.data(), group_),
+    mpi::check(MPI_Alltoallw(mpi::unaliased_send(src_, dst, counts_send_), counts_send_.data(), displs_.data(),
+                             send_types_.data(), dst, counts_recv_.data(), displs_.data(), recv_types_.data(), group_),
                "MPI_Alltoallw");
     times.exchange += now() - t0;
   }

@@ -175,10 +175,10 @@ class Pipelined final : public Exchange {
       f.active = 1;
       // A chunk past this rank's last send has its send pointer at the receive area, which
       // follows the send area (see mpi::unaliased_send).
-      mpi::check(MPI_Ialltoallv(mpi::unaliased_send(sbuf, rbuf, send_counts_[k]), send_counts_[k].data(), send_displs_[k].data(), mpi::type_of<T>(),
-                                     rbuf, recv_counts_[k].data(), recv_displs_[k].data(), mpi::type_of<T>(),
-                                     group_, &f.requests[0]),
-                      "MPI_Ialltoallv");
+      mpi::check(MPI_Ialltoallv(mpi::unaliased_send(sbuf, rbuf, send_counts_[k]), send_counts_[k].data(),
+                                send_displs_[k].data(), mpi::type_of<T>(), rbuf, recv_counts_[k].data(),
+                                recv_displs_[k].data(), mpi::type_of<T>(), group_, &f.requests[0]),
+                 "MPI_Ialltoallv");
       return;
     }
     const int p = t.size();
