@@ -1,18 +1,30 @@
-"""Randomized differential test: random plans against numpy.fft on the gathered global array.
+"""Randomized differential test: random plans against numpy on the gathered global array.
 
 Each case is drawn from ``numpy.random.default_rng([seed, index])`` (so every rank draws the
-same cases, and case ``index`` of a seed is the same whatever ``--cases`` says): a 2-D or 3-D
-shape (primes, sizes 1, uneven sizes, sizes below the rank count so that some ranks hold
-nothing), c2c or r2c, double or single precision, a grid (slabs, pencils or "auto"), every
-engine and backend the library names (:func:`volfft.plan_options`), layout, padding, threads,
-placement, ``scale_backward``, the pipelined and node engines' options, ``out`` arrays, arrays
-not aligned for SIMD and the split-phase calls. Each is checked against numpy on rank 0:
-forward against ``fftn``/``rfftn`` (padded: the kept m-box of the real grid's spectrum, spectral_box.py),
-backward of that output against numpy's inverse, and neither call may modify its input.
+same cases, and case ``index`` of a seed is the same whatever ``--cases`` says): a 2-D, 3-D or
+4-D shape (primes, sizes 1, uneven sizes, sizes below the rank count so that some ranks hold
+nothing), c2c, r2c or r2r, double or single precision (as a real or a complex dtype), per-axis
+``kinds`` (dft, every DCT/DST type, none; always for r2r), a grid (slabs, pencils or "auto"),
+every engine and backend the library names (:func:`volfft.plan_options`), layout, padding,
+threads, placement, ``scale_backward``/``scale_forward``, ``batch`` 1-3 in either
+``batch_layout``, ``in_place``, ``destroy_input``, ``min_memory``, the pipelined and node
+engines' options, the user's own distribution of either side (``in_array``/``out_array``:
+bricks, slabs, pencils or FFTW's blocks, in C or another memory order, the input sometimes with
+ghost layers, which must be neither read nor written), ``out`` arrays, arrays not aligned for
+SIMD and the split-phase calls. Each is checked against numpy on rank 0, field by field: forward
+against ``fftn``/``rfftn`` (padded: the kept m-box of the real grid's spectrum, spectral_box.py;
+with kinds: the defining sums of test_kinds.py, which equal ``scipy.fft.dctn``/``dstn`` with
+``norm=None``), backward of that output against numpy's inverse (with kinds: the input times
+the scaling, docs/conventions.md), and neither call may modify its input unless it is in place
+or allowed to (``destroy_input``).
 
-A 2-D case offered a pencil grid must be refused with the library's message for it. A case is
-skipped, with the library's reason printed, only when the library says that its engine does
-not apply to the problem or that its backend is not part of this build; any other error fails.
+A case the library must refuse (a 2-D array offered a pencil grid, r2c, padding or outer
+fields on 4 axes, kinds with padding, ``dct1`` on one point, in place with padding or with an
+r2c plan's inner fields, ``min_memory`` with backend auto, user arrays with padding or in place,
+ghost layers on 4 axes) must be refused with the same message on every rank, matching the
+library's documented reason. A case is skipped, with the library's reason printed, only when the
+library says that its engine does not apply to the problem or that its backend is not part of
+this build; any other error fails.
 
 Options (tests/python/mpi/conftest.py): ``--seed S`` (default 17), ``--cases N`` and
 ``--case K`` (only case K, to replay a failure at the same np)::
@@ -30,6 +42,7 @@ from mpi4py import MPI
 
 import volfft
 from spectral_box import pad, truncate  # tests/python/mpi/spectral_box.py
+from test_kinds import reference as kinds_reference  # the per-axis kinds' defining sums
 from test_transforms import EPS, ROOT, ReversedPlacement, agree, factor_grids, random_global, rel_l2
 
 SIZE = MPI.COMM_WORLD.size
@@ -37,58 +50,102 @@ _OPTIONS = volfft.plan_options()
 ENGINES = list(_OPTIONS["engine"]["names"])  # "auto" included
 BACKENDS = list(_OPTIONS["backend"]["names"])
 LAYOUTS = list(_OPTIONS["layout"]["names"])
+BATCH_LAYOUTS = list(_OPTIONS["batch_layout"]["names"])
+R2R = [k for k in _OPTIONS["kinds"]["names"] if k[:3] in ("dct", "dst")]
 PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31]
-# Elements of the real grid at most: keeps a case in the tens of milliseconds; one case in
-# twenty may be larger (more planes for the pipelined engine, longer messages).
-MAX_ELEMENTS = {2: 2500, 3: 5000}
+# Elements of the real grid at most (times the batch): keeps a case in the tens of
+# milliseconds; one case in twenty may be larger (more planes for the pipelined engine, longer
+# messages).
+MAX_ELEMENTS = {2: 2500, 3: 5000, 4: 3000}
 MAX_ELEMENTS_LARGE = 40000
-# An engine may not apply to a problem, and the library then says so (the only refusal of
-# that kind it has: a message larger than MPI's int counts). Such a case is skipped, naming it.
-NOT_APPLICABLE = re.compile(r"a message of the \w+ exchange would hold \d+ elements")
+# An engine may not apply to a problem, and the library then says so: a message larger than
+# MPI's int counts, or engine pipelined on an in-place plan with one exchange (which grid "auto"
+# or kinds "none" may give). Such a case is skipped, naming it.
+NOT_APPLICABLE = re.compile(r"a message of the \w+ exchange would hold \d+ elements"
+                            r"|engine 'pipelined' does not apply to an in-place plan with one exchange")
 # ducc0 is optional at build time (VOLFFT_DUCC0); a build without it says so.
 NOT_BUILT = re.compile(r"backend '(\w+)' is not part of this build")
+# The user's distributions a case may give as in_array/out_array (volfft.distribution).
+DISTRIBUTIONS = ["bricks", "slabs", "pencils", "fftw_blocks"]
 
 
-def draw_size(rng: np.random.Generator) -> int:
+def draw_size(rng: np.random.Generator, small: bool = False) -> int:
     r = rng.random()
     if r < 0.12:
         return 1
     if r < 0.35:
-        return int(rng.choice(PRIMES))
+        return int(rng.choice(PRIMES[:5] if small else PRIMES))
     if r < 0.50 and SIZE > 1:
         return int(rng.integers(1, SIZE))  # fewer than the ranks: some ranks hold nothing
-    if r < 0.90:
-        return int(rng.integers(2, 17))
+    if r < 0.90 or small:
+        return int(rng.integers(2, 9 if small else 17))
     return int(rng.integers(17, 65))
+
+
+def draw_kinds(rng: np.random.Generator, kind: str, ndim: int):
+    """Per-axis kinds: r2r plans take DCT/DST kinds or none; c2c and r2c plans mix dft, the
+    r2r kinds and none (an r2c plan's last axis is r2c)."""
+    choices = R2R + ["none"] if kind == "r2r" else ["dft", "dft"] + R2R + ["none"]
+    kinds = [str(rng.choice(choices)) for _ in range(ndim)]
+    if kind == "r2c":
+        kinds[-1] = "r2c"
+    return tuple(kinds)
+
+
+def logical_size(kind: str, n: int) -> int:
+    """The axis's share of the scaling N (docs/conventions.md, "Transform kinds per axis")."""
+    return {"dct1": 2 * (n - 1), "dst1": 2 * (n + 1), "none": 1}.get(
+        kind, n if kind in ("dft", "r2c") else 2 * n)
 
 
 def draw_case(seed: int, index: int) -> dict:
     """Case ``index`` of ``seed``: a dict of Plan arguments and how to call it."""
     rng = np.random.default_rng([seed, index])
-    ndim = 3 if rng.random() < 0.6 else 2
+    r = rng.random()
+    ndim = 4 if r < 0.08 else 3 if r < 0.6 else 2
+    kind = str(rng.choice(["c2c", "r2c", "r2r"], p=[0.45, 0.4, 0.15]))
+    if ndim == 4 and kind == "r2c" and rng.random() < 0.9:
+        kind = "c2c"  # refused (its halved axis would be a trailing one); now and then drawn
+    kinds = None
+    if kind == "r2r" or rng.random() < 0.2:
+        kinds = draw_kinds(rng, kind, ndim)
     padding = None
-    if rng.random() < 0.25:
+    if rng.random() < 0.25 and ((ndim < 4 and kinds is None) or rng.random() < 0.05):
         factors = [1, 1.25, 1.5, 2]
         padding = (float(rng.choice(factors)) if rng.random() < 0.5
                    else tuple(float(f) for f in rng.choice(factors, ndim)))
+    batch = 1
+    batch_layout = None
+    if rng.random() < 0.3:
+        batch = int(rng.integers(1, 4))
+        batch_layout = str(rng.choice(BATCH_LAYOUTS))
+        if ndim == 4 and batch > 1 and rng.random() < 0.9:
+            batch_layout = "inner"  # outer is refused there
     limit = MAX_ELEMENTS_LARGE if rng.random() < 0.05 else MAX_ELEMENTS[ndim]
     while True:
-        shape = tuple(draw_size(rng) for _ in range(ndim))
-        if math.prod(real_grid(shape, padding)) <= limit:
+        shape = tuple(draw_size(rng, small=ndim == 4) for _ in range(ndim))
+        if math.prod(real_grid(shape, padding)) * batch <= limit:
             break
-    kind = str(rng.choice(["c2c", "r2c"]))
+    if kinds is not None and rng.random() < 0.95:
+        # dct1 needs 2 points (refused on 1); now and then it is drawn there.
+        kinds = tuple("dct2" if k == "dct1" and m < 2 else k for k, m in zip(kinds, shape))
     single = bool(rng.random() < 0.4)
     if kind == "c2c":
         dtype = "complex64" if single else "complex128"
-    else:  # an r2c plan takes the precision as a real or a complex dtype
+    else:  # r2c and r2r plans take the precision as a real or a complex dtype
         dtype = str(rng.choice(["float32", "complex64"] if single else ["float64", "complex128"]))
     options = {"effort": "estimate"}
+    if kinds is not None:
+        options["kinds"] = list(kinds) if rng.random() < 0.5 else kinds
+    if batch_layout is not None:
+        options["batch"] = batch
+        options["batch_layout"] = batch_layout
     # Grid: "auto", slabs or a pencil grid, as a pair, a list or "p0xp1". A 2-D array takes
     # slabs only; now and then it is offered pencils, which the library must refuse.
     if ndim == 2 and SIZE > 1 and rng.random() < 0.08:
         grid = tuple(factor_grids(SIZE)[int(rng.integers(1, len(factor_grids(SIZE))))])
     else:
-        choices = ["auto", (SIZE, 1)] + (factor_grids(SIZE) if ndim == 3 else [])
+        choices = ["auto", (SIZE, 1)] + (factor_grids(SIZE) if ndim >= 3 else [])
         grid = choices[int(rng.integers(len(choices)))]
     if grid != "auto":
         grid = [tuple(grid), list(grid), f"{grid[0]}x{grid[1]}"][int(rng.integers(3))]
@@ -101,18 +158,50 @@ def draw_case(seed: int, index: int) -> dict:
         options["threads"] = 2
     if rng.random() < 0.15:
         options["scale_backward"] = False
+    if rng.random() < 0.1:
+        options["scale_forward"] = True
     if options["engine"] == "pipelined" and rng.random() < 0.7:
         options["planes"] = [0, 1, 2, 3, "auto"][int(rng.integers(5))]
         options["max_in_flight"] = int(rng.integers(1, 5))
         options["pipeline_p2p"] = bool(rng.random() < 0.5)
     if options["engine"] == "node" and rng.random() < 0.6:
         options["ranks_per_node"] = int(rng.choice([0, 1, (SIZE + 1) // 2]))
+    # In place: not with padding, nor (r2c) with interleaved fields; now and then drawn so.
+    if rng.random() < 0.15:
+        # Engine pipelined does not apply to an in-place plan with one exchange (skipped).
+        slabs = ndim == 2 or (grid != "auto" and 1 in (tuple(grid) if not isinstance(grid, str) else
+                                                       tuple(int(p) for p in grid.split("x"))))
+        allowed = (padding is None and not (kind == "r2c" and batch_layout == "inner")
+                   and not (options["engine"] == "pipelined" and slabs))
+        if allowed or rng.random() < 0.1:
+            options["in_place"] = True
+    if rng.random() < 0.15:
+        options["destroy_input"] = True
+    if rng.random() < 0.08 and (options.get("backend") != "auto" or rng.random() < 0.1):
+        options["min_memory"] = True
     placement = None
     if SIZE > 1 and rng.random() < 0.3:
         placement = ["reversed", [int(r) for r in rng.permutation(SIZE)]][int(rng.integers(2))]
+    # The user's own distribution (in_array/out_array): a volfft.distribution of either side, in
+    # C order or another memory order, sometimes with ghost layers; not with padding or in place.
+    user = None
+    if rng.random() < 0.15 and ((padding is None and not options.get("in_place")) or rng.random() < 0.1):
+        user = {}
+        for side in ("in", "out"):
+            if rng.random() < 0.25:
+                continue  # the plan's own for this side
+            name = str(rng.choice(DISTRIBUTIONS))
+            axis = int(rng.integers(min(ndim, 3)))
+            order = None
+            if rng.random() < 0.4:
+                head = [int(a) for a in rng.permutation(min(ndim, 3))]
+                order = head + list(range(3, ndim))
+            ghosts = int(rng.integers(1, 3)) if side == "in" and batch == 1 and rng.random() < 0.3 else 0
+            user[side] = {"name": name, "axis": axis, "order": order, "ghosts": ghosts}
     return {"shape": shape, "kind": kind, "dtype": dtype, "padding": padding, "placement": placement,
-            "options": options, "split_phase": bool(rng.random() < 0.3),
-            "out_arrays": bool(rng.random() < 0.3), "misaligned": bool(rng.random() < 0.2)}
+            "options": options, "user": user, "split_phase": bool(rng.random() < 0.3),
+            "out_arrays": bool(rng.random() < 0.3),
+            "misaligned": bool(rng.random() < 0.2) and not options.get("in_place")}
 
 
 def misaligned_copy(array: volfft.LocalArray) -> np.ndarray:
@@ -137,30 +226,149 @@ def real_grid(shape, padding):
     return tuple(int(np.floor(m * f)) for m, f in zip(shape, factors))
 
 
-def expected_refusal(case: dict):
-    """The message the library must refuse this case with, or None."""
+def grid_of(case: dict):
     grid = case["options"]["grid"]
     if isinstance(grid, str) and grid != "auto":
         grid = tuple(int(p) for p in grid.split("x"))
-    if len(case["shape"]) == 2 and grid != "auto" and tuple(grid)[1] != 1:
-        return (f"2-D arrays are decomposed in slabs only: grid must be {SIZE}x1; "
-                f"got {grid[0]}x{grid[1]}")
-    return None
+    return grid if grid == "auto" else tuple(grid)
+
+
+def expected_refusal(case: dict):
+    """The messages (regular expressions) the library may refuse this case with (any one of
+    them, the same on every rank), or None when it must make the plan."""
+    grid, shape, opts = grid_of(case), case["shape"], case["options"]
+    kinds = opts.get("kinds")
+    ndim = len(shape)
+    reasons = []
+    if ndim == 2 and grid != "auto" and grid[1] != 1:
+        reasons.append(re.escape(f"2-D arrays are decomposed in slabs only: grid must be {SIZE}x1; "
+                                 f"got {grid[0]}x{grid[1]}"))
+    if ndim > 3 and case["kind"] == "r2c":
+        reasons.append(r"r2c")
+    if ndim > 3 and case["padding"] is not None:
+        reasons.append(r"spectral_shape|padding")
+    if ndim > 3 and opts.get("batch", 1) > 1 and opts.get("batch_layout") == "outer":
+        reasons.append(r"batch")
+    if kinds is not None and case["padding"] is not None:
+        reasons.append(r"kinds")
+    if kinds is not None and any(k == "dct1" and m < 2 for k, m in zip(kinds, shape)):
+        reasons.append(r"kinds\[\d\]")
+    if opts.get("in_place") and case["padding"] is not None:
+        reasons.append(r"in_place|in place")
+    if opts.get("in_place") and case["kind"] == "r2c" and opts.get("batch_layout") == "inner":
+        reasons.append(r"in_place|in place|inner")
+    if opts.get("min_memory") and opts.get("backend") == "auto":
+        reasons.append(r"min_memory")
+    if ndim > 3 and any(spec["ghosts"] for spec in (case["user"] or {}).values()):
+        reasons.append(r"a plan of \d axes takes no ghost layers")
+    if case["user"] and (case["padding"] is not None or opts.get("in_place")):
+        reasons.append(r"in_array/out_array: not with")
+    return reasons or None
+
+
+def side_shape(case: dict, n: tuple, output: bool) -> tuple:
+    """One field's global shape on a side: the forward output of an r2c plan is halved."""
+    if output and case["kind"] == "r2c":
+        return tuple(case["shape"][:-1]) + (case["shape"][-1] // 2 + 1,)
+    return tuple(case["shape"]) if output else n
+
+
+def user_part(spec, shape, rank: int):
+    """This rank's volfft.LocalBox of a drawn distribution of ``shape`` (more than 3 axes: the
+    first three distributed, the others whole)."""
+    if spec is None:
+        return None
+    head = shape[:3]
+    if spec["name"] == "bricks":
+        boxes = volfft.bricks(head, SIZE)
+    else:
+        boxes = getattr(volfft, spec["name"])(head, SIZE, spec["axis"])
+    lo, hi = boxes[rank]
+    box = (tuple(lo) + (0,) * (len(shape) - 3), tuple(hi) + tuple(shape[3:]))
+    return volfft.LocalBox(box, order=spec["order"], ghosts=spec["ghosts"] or None)
+
+
+def fields_of(glob: np.ndarray, batch: int, batch_layout) -> list:
+    """The fields of a global array of a batched plan (its field axis first or last)."""
+    if batch == 1:
+        return [glob]
+    return [glob[f] if batch_layout != "inner" else glob[..., f] for f in range(batch)]
+
+
+def with_fields(fields: list, batch_layout):
+    """The global array of the fields, with the field axis of a batched plan."""
+    if len(fields) == 1:
+        return fields[0]
+    return np.stack(fields, axis=0 if batch_layout == "outer" else -1)
 
 
 def numpy_reference(glob: np.ndarray, case: dict, n: tuple):
-    """(forward output, backward of it) as numpy computes them, in double precision."""
+    """(forward output, backward of it) of one field as numpy computes them, in double precision."""
+    opts = case["options"]
     r2c = case["kind"] == "r2c"
-    x = glob.astype(np.float64 if r2c else np.complex128)
-    full = np.fft.rfftn(x) if r2c else np.fft.fftn(x)
     m = case["shape"]
-    forward = truncate(full, m, n, r2c)
-    padded = pad(forward, m, n, r2c)
-    axes = list(range(len(n)))
-    back = np.fft.irfftn(padded, s=n, axes=axes) if r2c else np.fft.ifftn(padded, axes=axes)
-    if not case["options"].get("scale_backward", True):
-        back = back * math.prod(n)
+    real = case["kind"] != "c2c"
+    x = glob.astype(np.float64 if real else np.complex128)
+    kinds = opts.get("kinds")
+    scale_forward = 1.0
+    if kinds is not None:
+        forward = kinds_reference(x, kinds)
+        if case["kind"] == "r2r":
+            forward = forward.real
+        back = x
+        big_n = math.prod(logical_size(k, s) for k, s in zip(kinds, n))
+    else:
+        full = np.fft.rfftn(x) if r2c else np.fft.fftn(x)
+        forward = truncate(full, m, n, r2c)
+        padded = pad(forward, m, n, r2c)
+        axes = list(range(len(n)))
+        back = np.fft.irfftn(padded, s=n, axes=axes) if r2c else np.fft.ifftn(padded, axes=axes)
+        big_n = math.prod(n)
+    if opts.get("scale_forward", False):
+        scale_forward = 1.0 / big_n
+        forward = forward * scale_forward
+        back = back * scale_forward
+    if not opts.get("scale_backward", True):
+        back = back * big_n
     return forward, back
+
+
+def place(plan, glob, output: bool, part):
+    """Every rank's part of ``glob`` (root's) in a new plan array: volfft.scatter, or where the
+    arrays have ghost layers by hand (the ghost layers filled with NaN, which the library must
+    neither read nor write)."""
+    if not plan._ghosts:
+        return volfft.scatter(plan, glob, root=ROOT, forward_output=output)
+    glob = plan.comm.bcast(glob, root=ROOT)
+    a = plan.output_array() if output else plan.input_array()
+    a[...] = np.nan
+    owned = part.owned_slice()
+    a[owned] = glob[tuple(slice(lo, hi) for lo, hi in zip(*part.box))]
+    return a
+
+
+def collect(plan, local, output: bool, part, shape):
+    """``local`` gathered on root (None elsewhere): volfft.gather, or by hand with ghost layers."""
+    if not plan._ghosts:
+        return volfft.gather(plan, local, root=ROOT, forward_output=output)
+    pieces = plan.comm.gather((part.box, np.array(local[part.owned_slice()])), root=ROOT)
+    if plan.comm.rank != ROOT:
+        return None
+    whole = np.zeros(shape, dtype=local.dtype)
+    for box, values in pieces:
+        whole[tuple(slice(lo, hi) for lo, hi in zip(*box))] = values
+    return whole
+
+
+def has_ghosts(part) -> bool:
+    return part is not None and part.box != part.storage
+
+
+def ghosts_untouched(array, part) -> bool:
+    """The ghost layers of a local array still hold the NaN they were filled with."""
+    mask = np.ones(array.shape, dtype=bool)
+    mask[part.owned_slice()] = False
+    return bool(np.all(np.isnan(np.asarray(array)[mask])))
 
 
 def run_case(comm, seed: int, index: int, case: dict) -> None:
@@ -173,81 +381,131 @@ def run_case(comm, seed: int, index: int, case: dict) -> None:
     placement = case["placement"]
     if placement == "reversed":
         placement = ReversedPlacement(comm.size)
+    opts = case["options"]
+    n = real_grid(case["shape"], case["padding"])
+    batch, batch_layout = opts.get("batch", 1), opts.get("batch_layout")
+    user = case["user"] or {}
+    # Without placement a rank's part is that of its own rank (placement reorders the plan's
+    # grid, not the user's boxes).
+    in_part = user_part(user.get("in"), n, comm.rank)
+    out_part = user_part(user.get("out"), side_shape(case, n, True), comm.rank)
     refusal = expected_refusal(case)
     try:
         plan = volfft.Plan(comm, case["shape"], dtype=case["dtype"], kind=case["kind"],
-                           placement=placement, padding=case["padding"], **case["options"])
-    except volfft.VolfftError as error:
+                           placement=placement, padding=case["padding"], in_array=in_part,
+                           out_array=out_part, **opts)
+    except (volfft.VolfftError, TypeError) as error:
         message = str(error)
+        everyone = comm.allgather(message)
+        assert len(set(everyone)) == 1, f"ranks refused with different messages {everyone}: {where}"
         if refusal is not None:
-            assert refusal in message, f"refused with {message!r}, expected {refusal!r}: {where}"
+            assert any(re.search(r, message) for r in refusal), \
+                f"refused with {message!r}, expected one of {refusal!r}: {where}"
             return
         if NOT_APPLICABLE.search(message):
-            pytest.skip(f"engine {case['options']['engine']} does not apply: {message} ({where})")
+            pytest.skip(f"engine {opts['engine']} does not apply: {message} ({where})")
         missing = NOT_BUILT.search(message)
-        if missing and missing.group(1) == case["options"].get("backend"):
+        if missing and missing.group(1) == opts.get("backend"):
             pytest.skip(f"backend not in this build: {message} ({where})")
         raise AssertionError(f"plan refused: {message}: {where}") from None
-    assert refusal is None, f"plan created, expected the refusal {refusal!r}: {where}"
+    assert refusal is None, f"plan created, expected a refusal matching {refusal!r}: {where}"
 
+    in_place = bool(opts.get("in_place"))
+    destroy = bool(opts.get("destroy_input"))
     with plan:
-        n = real_grid(case["shape"], case["padding"])
-        opts = case["options"]
         assert plan.shape == n and plan.spectral_shape == tuple(case["shape"]), where
         assert plan.grid[0] * plan.grid[1] == comm.size, f"grid {plan.grid}: {where}"
-        if opts["grid"] != "auto":
-            want_grid = opts["grid"] if not isinstance(opts["grid"], str) else opts["grid"].split("x")
-            assert plan.grid == tuple(int(p) for p in want_grid), f"grid {plan.grid}: {where}"
-        if opts["engine"] != "auto":
+        assert plan.batch == batch, f"batch {plan.batch}: {where}"
+        if opts["grid"] != "auto" and not user:
+            want_grid = grid_of(case)
+            assert plan.grid == want_grid, f"grid {plan.grid}: {where}"
+        if opts["engine"] != "auto" and not opts.get("min_memory"):
             # planes=0 is the blocking alltoallv engine (docs/overlap.md).
             want_engine = "alltoallv" if opts.get("planes") == 0 else opts["engine"]
             assert plan.engine == want_engine, f"engine {plan.engine}, expected {want_engine}: {where}"
-        assert plan.layout == opts["layout"], f"layout {plan.layout}: {where}"
+        if not user:
+            assert plan.layout == opts["layout"], f"layout {plan.layout}: {where}"
         want_backend = opts.get("backend", "fftw")
         assert plan.backend == want_backend or (want_backend == "auto" and plan.backend in ("fftw", "ducc0")), \
             f"backend {plan.backend}: {where}"
 
-        complex_dtype = plan.output_dtype.type
-        glob = random_global(n, case["kind"], complex_dtype, seed=[seed, index]) if comm.rank == ROOT else None
-        a = volfft.scatter(plan, glob, root=ROOT)
+        complex_dtype = np.dtype(np.complex64 if case["dtype"] in ("complex64", "float32") else np.complex128)
+        fields = None
+        if comm.rank == ROOT:
+            random_kind = "c2c" if case["kind"] == "c2c" else "r2c"
+            fields = [random_global(n, random_kind, complex_dtype.type, seed=[seed, index, f])
+                      for f in range(batch)]
+        glob = with_fields(fields, batch_layout) if fields is not None else None
+        a = place(plan, glob, False, plan.input_part)
         if case["misaligned"]:
             a = misaligned_copy(a)
         a_before = a.copy()
-        out = plan.output_array() if case["out_arrays"] else None
-        if out is not None and case["misaligned"]:
-            out = misaligned_copy(out)
+        if in_place:
+            out = a if case["out_arrays"] else None
+        else:
+            out = plan.output_array() if case["out_arrays"] else None
+            if out is not None and case["misaligned"]:
+                out = misaligned_copy(out)
         if case["split_phase"]:
             request = plan.forward_start(a, out=out)
             request.test()
             b = request.wait()
         else:
             b = plan.forward(a, out=out)
+        problems = []
+        if in_place and a.size and b.size and not np.shares_memory(a, b):
+            problems.append("in place: forward's output is not a view of its input's buffer")
+        if out is not None and not in_place and b is not out:
+            problems.append("forward ignored its out array")
+        if not in_place and not destroy and not np.array_equal(a, a_before, equal_nan=True):
+            problems.append("forward modified its input")
+        # The spectrum now: backward may overwrite it (in place, destroy_input).
+        spectrum = collect(plan, b, True, plan.output_part, side_shape(case, n, True))
         if case["misaligned"] and out is None:
             b = misaligned_copy(b)  # backward's input, misaligned too
         b_before = b.copy()
-        back_out = plan.input_array() if case["out_arrays"] else None
-        if back_out is not None and case["misaligned"]:
-            back_out = misaligned_copy(back_out)
+        if in_place:
+            back_out = b if case["out_arrays"] else None
+        else:
+            back_out = plan.input_array() if case["out_arrays"] else None
+            if back_out is not None and case["misaligned"]:
+                back_out = misaligned_copy(back_out)
+            if back_out is not None:
+                back_out[...] = np.nan if has_ghosts(in_part) else 0
         if case["split_phase"]:
             c = plan.backward_start(b, out=back_out).wait()
         else:
             c = plan.backward(b, out=back_out)
-        used_out = (out is None or b is out) and (back_out is None or c is back_out)
-        untouched = np.array_equal(a, a_before) and np.array_equal(b, b_before)
-        local_ok = comm.allreduce(int(used_out and untouched), op=MPI.MIN)
-        spectrum = volfft.gather(plan, b, root=ROOT)
-        back = volfft.gather(plan, c, root=ROOT, forward_output=False)
+        if in_place and b.size and c.size and not np.shares_memory(b, c):
+            problems.append("in place: backward's output is not a view of its input's buffer")
+        if back_out is not None and not in_place and c is not back_out:
+            problems.append("backward ignored its out array")
+        if not in_place and not destroy and not np.array_equal(b, b_before, equal_nan=True):
+            problems.append("backward modified its input")
+        if back_out is not None and has_ghosts(in_part) and not ghosts_untouched(c, in_part):
+            problems.append("backward wrote into the ghost layers of its out array")
+        back = collect(plan, c, False, plan.input_part, n)
+        everyone = comm.allgather(problems)
 
     verdict = None
     if comm.rank == ROOT:
-        want_forward, want_back = numpy_reference(glob, case, n)
-        verdict = (rel_l2(spectrum, want_forward), rel_l2(back, want_back))
+        got_forward = fields_of(spectrum, batch, batch_layout)
+        got_back = fields_of(back, batch, batch_layout)
+        errors = [0.0, 0.0]
+        for field, spec, bk in zip(fields, got_forward, got_back):
+            want_forward, want_back = numpy_reference(field, case, n)
+            if spec.shape != want_forward.shape or spec.dtype.kind != want_forward.dtype.kind:
+                errors = [f"spectrum of shape {spec.shape} and dtype {spec.dtype}, expected "
+                          f"{want_forward.shape} and {want_forward.dtype}", 0.0]
+                break
+            errors = [max(errors[0], rel_l2(spec, want_forward)), max(errors[1], rel_l2(bk, want_back))]
+        verdict = tuple(errors)
     forward_error, backward_error = agree(comm, verdict)
-    tol = 8 * EPS[np.dtype(complex_dtype)] * max(1.0, math.log2(math.prod(n)))
+    assert not isinstance(forward_error, str), f"{forward_error}: {where}"
+    tol = 8 * EPS[complex_dtype] * max(1.0, math.log2(max(2, math.prod(n))))
     assert forward_error <= tol, f"forward error {forward_error:.3g} > {tol:.3g}: {where}"
     assert backward_error <= tol, f"backward error {backward_error:.3g} > {tol:.3g}: {where}"
-    assert local_ok == 1, (f"a call modified its input or ignored its out array "
-                           f"(on some rank): {where}")
+    assert not any(everyone), f"{everyone}: {where}"
 
 
 def pytest_generate_tests(metafunc):
@@ -280,15 +538,27 @@ def test_random_cases_cover_the_options(request):
                  ("placement", c["placement"] is not None or SIZE == 1),
                  ("threads", o.get("threads", 1)), ("size 1", 1 in c["shape"]),
                  ("misaligned", c["misaligned"]), ("out_arrays", c["out_arrays"]),
-                 ("backend", o.get("backend", "default"))}
+                 ("backend", o.get("backend", "default")), ("batch", o.get("batch", 1)),
+                 ("batch_layout", o.get("batch_layout", "outer")), ("in_place", o.get("in_place", False)),
+                 ("destroy_input", o.get("destroy_input", False)), ("min_memory", o.get("min_memory", False)),
+                 ("scale_forward", o.get("scale_forward", False)), ("refused", expected_refusal(c) is not None)}
+        seen |= {("kinds", k) for k in o.get("kinds", ())}
+        for side, spec in (c["user"] or {}).items():
+            seen |= {("user", side), ("distribution", spec["name"]), ("ghosts", spec["ghosts"] > 0),
+                     ("user order", spec["order"] is not None)}
         if SIZE > 1:
-            seen |= {("below np", min(c["shape"]) < SIZE), ("refused", expected_refusal(c) is not None)}
-    want = ({("engine", e) for e in ENGINES} | {("kind", "c2c"), ("kind", "r2c")}
+            seen |= {("below np", min(c["shape"]) < SIZE)}
+    want = ({("engine", e) for e in ENGINES} | {("kind", k) for k in ("c2c", "r2c", "r2r")}
             | {("dtype", d) for d in ("complex128", "complex64", "float64", "float32")}
-            | {("ndim", 2), ("ndim", 3), ("grid", "auto"), ("grid", "explicit"),
+            | {("ndim", 2), ("ndim", 3), ("ndim", 4), ("grid", "auto"), ("grid", "explicit"),
                ("padding", True), ("split_phase", True), ("placement", True), ("threads", 2),
-               ("size 1", True), ("misaligned", True), ("out_arrays", True)}
+               ("size 1", True), ("misaligned", True), ("out_arrays", True), ("refused", True),
+               ("in_place", True), ("destroy_input", True), ("min_memory", True), ("scale_forward", True),
+               ("user", "in"), ("user", "out"), ("ghosts", True), ("user order", True)}
+            | {("batch", k) for k in (1, 2, 3)} | {("batch_layout", name) for name in BATCH_LAYOUTS}
+            | {("kinds", k) for k in R2R + ["dft", "none"]}
+            | {("distribution", name) for name in DISTRIBUTIONS}
             | {("layout", name) for name in LAYOUTS} | {("backend", name) for name in BACKENDS})
     if SIZE > 1:
-        want |= {("below np", True), ("refused", True)}
+        want |= {("below np", True)}
     assert want <= seen, f"seed {seed}, {count} cases never draw {sorted(want - seen, key=str)}"
