@@ -18,6 +18,11 @@ with kinds: the defining sums of test_kinds.py, which equal ``scipy.fft.dctn``/`
 the scaling, docs/conventions.md), and neither call may modify its input unless it is in place
 or allowed to (``destroy_input``).
 
+One redistribution per four cases (``--cases // 4``) runs :class:`volfft.Reshape` alone: two
+drawn distributions of a 2-D or 3-D array (memory orders, ghost layers on either side), every
+dtype, engine and batch layout; execute must give every rank the global array's owned block and
+reverse the input's, neither writing into ghost layers nor modifying its input.
+
 A case the library must refuse (a 2-D array offered a pencil grid, r2c, padding or outer
 fields on 4 axes, kinds with padding, ``dct1`` on one point, in place with padding or with an
 r2c plan's inner fields, ``min_memory`` with backend auto, user arrays with padding or in place,
@@ -515,6 +520,11 @@ def pytest_generate_tests(metafunc):
         one = metafunc.config.getoption("--case")
         indices = [one] if one is not None else range(metafunc.config.getoption("--cases"))
         metafunc.parametrize("case_index", list(indices), ids=[f"seed{seed}-case{k}" for k in indices])
+    if "reshape_index" in metafunc.fixturenames:  # one reshape per four transform cases
+        seed = metafunc.config.getoption("--seed")
+        one = metafunc.config.getoption("--case")
+        indices = [one] if one is not None else range(max(1, metafunc.config.getoption("--cases") // 4))
+        metafunc.parametrize("reshape_index", list(indices), ids=[f"seed{seed}-reshape{k}" for k in indices])
 
 
 def test_random_case(comm, request, case_index):
@@ -563,3 +573,114 @@ def test_random_cases_cover_the_options(request):
     if SIZE > 1:
         want |= {("below np", True)}
     assert want <= seen, f"seed {seed}, {count} cases never draw {sorted(want - seen, key=str)}"
+    reshapes = [draw_reshape(seed, k) for k in range(count // 4)]
+    seen = {("engine", r["options"]["engine"]) for r in reshapes} | {("dtype", r["dtype"]) for r in reshapes}
+    seen |= {("batch_layout", r["options"].get("batch_layout")) for r in reshapes}
+    seen |= {("ghosts", side, r["sides"][side]["ghosts"] > 0) for r in reshapes for side in ("in", "out")}
+    want = ({("engine", e) for e in RESHAPE_ENGINES} | {("dtype", d) for d in RESHAPE_DTYPES}
+            | {("batch_layout", name) for name in BATCH_LAYOUTS} | {("ghosts", "in", True), ("ghosts", "out", True)})
+    assert want <= seen, f"seed {seed}, {count // 4} reshapes never draw {sorted(want - seen, key=str)}"
+
+
+# ------------------------------------------------------------------ volfft.Reshape alone
+# One random redistribution per four transform cases (--cases // 4, at least 1): a 2-D or 3-D
+# shape, every dtype, engine and batch layout, any two of the drawn distributions with memory
+# orders and ghost layers on either side.
+RESHAPE_ENGINES = ["auto", "alltoallv", "alltoall", "alltoallw", "p2p", "persistent"]
+RESHAPE_DTYPES = ["complex128", "complex64", "float64", "float32"]
+
+
+def draw_reshape(seed: int, index: int) -> dict:
+    rng = np.random.default_rng([seed, index, 1])  # a stream of its own: the plans' cases stay
+    ndim = 3 if rng.random() < 0.6 else 2
+    batch = int(rng.integers(1, 4)) if rng.random() < 0.5 else 1
+    while True:
+        shape = tuple(draw_size(rng) for _ in range(ndim))
+        if math.prod(shape) * batch <= MAX_ELEMENTS[ndim]:
+            break
+    sides = {}
+    for side in ("in", "out"):
+        order = [int(a) for a in rng.permutation(ndim)] if rng.random() < 0.4 else None
+        sides[side] = {"name": str(rng.choice(DISTRIBUTIONS)), "axis": int(rng.integers(ndim)), "order": order,
+                       "ghosts": int(rng.integers(1, 3)) if rng.random() < 0.25 else 0}
+    options = {"engine": str(rng.choice(RESHAPE_ENGINES))}
+    if batch > 1 or rng.random() < 0.1:
+        options["batch"] = batch
+        options["batch_layout"] = str(rng.choice(BATCH_LAYOUTS))
+    if rng.random() < 0.2:
+        options["threads"] = 2
+    return {"shape": shape, "dtype": str(rng.choice(RESHAPE_DTYPES)), "sides": sides, "options": options,
+            "split_phase": bool(rng.random() < 0.3), "out_arrays": bool(rng.random() < 0.5)}
+
+
+def run_reshape(comm, seed: int, index: int, case: dict) -> None:
+    where = (f"seed={seed} reshape case={index} np={comm.size}: {case}\n  replay: tests/python/run_mpi_tests.sh "
+             f"--np {comm.size} -- -k random_reshape --seed {seed} --case {index}")
+    shape, opts = case["shape"], case["options"]
+    batch, inner = opts.get("batch", 1), opts.get("batch_layout") == "inner"
+    dtype = np.dtype(case["dtype"])
+    rng = np.random.default_rng([seed, index, 2])
+    glob = rng.standard_normal((batch,) + shape) + (1j * rng.standard_normal((batch,) + shape)
+                                                    if dtype.kind == "c" else 0)
+    glob = glob.astype(dtype)  # every rank makes the same array
+    parts = {side: user_part(spec, shape, comm.rank) for side, spec in case["sides"].items()}
+
+    def fields(part, local):
+        """The owned block of every field of a local array: (batch, *box extents)."""
+        owned = part.owned_slice()
+        if batch == 1:  # no field axis
+            return np.asarray(local)[owned][None]
+        block = np.asarray(local)[((slice(None),) + owned) if not inner else (owned + (slice(None),))]
+        return np.moveaxis(block, -1, 0) if inner else block
+
+    def owned_of(part):
+        return glob[(slice(None),) + tuple(slice(lo, hi) for lo, hi in zip(*part.box))]
+
+    def filled(array, part):
+        array[...] = np.nan
+        block = owned_of(part)
+        owned = part.owned_slice()
+        if batch == 1:
+            array[owned] = block[0]
+        elif inner:
+            array[owned + (slice(None),)] = np.moveaxis(block, 0, -1)
+        else:
+            array[(slice(None),) + owned] = block
+        return array
+
+    def ghosts_nan(array, part) -> bool:
+        if part.box == part.storage:
+            return True
+        total = int(np.isnan(np.asarray(array)).sum())
+        owned = int(np.isnan(fields(part, array)).sum())
+        ghost_cells = math.prod(array.shape) // batch - math.prod(hi - lo for lo, hi in zip(*part.box))
+        return owned == 0 and total == ghost_cells * batch
+
+    with volfft.Reshape(comm, shape, parts["in"], parts["out"], dtype=dtype, **opts) as reshape:
+        problems = []
+        a = filled(reshape.input_array(), parts["in"])
+        a_before = a.copy()
+        out = reshape.output_array() if case["out_arrays"] else None
+        if out is not None:
+            out[...] = np.nan
+        b = (reshape.execute_start(a, out=out).wait() if case["split_phase"] else reshape.execute(a, out=out))
+        if not np.array_equal(fields(parts["out"], b), owned_of(parts["out"])):
+            problems.append("execute: the output's owned block is not the global array's")
+        if out is not None and not ghosts_nan(b, parts["out"]):
+            problems.append("execute wrote into the output's ghost layers")
+        if not np.array_equal(a, a_before, equal_nan=True):
+            problems.append("execute modified its input")
+        back = reshape.input_array()
+        back[...] = np.nan
+        c = (reshape.reverse_start(b, out=back).wait() if case["split_phase"] else reshape.reverse(b, out=back))
+        if not np.array_equal(fields(parts["in"], c), owned_of(parts["in"])):
+            problems.append("reverse: the input's owned block is not the global array's")
+        if not ghosts_nan(c, parts["in"]):
+            problems.append("reverse wrote into the input's ghost layers")
+        everyone = comm.allgather(problems)
+    assert not any(everyone), f"{everyone}: {where}"
+
+
+def test_random_reshape(comm, request, reshape_index):
+    seed = request.config.getoption("--seed")
+    run_reshape(comm, seed, reshape_index, draw_reshape(seed, reshape_index))
