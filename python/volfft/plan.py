@@ -280,8 +280,10 @@ def _user_arrays(in_array: Any, out_array: Any, shape: Tuple[int, ...], padding:
         if ndim > 3:
             lo, hi = part.box
             if tuple(lo[3:]) != (0,) * (ndim - 3) or tuple(hi[3:]) != tuple(shape[3:]):
+                # Each trailing axis's range, as the box writes it: (0, 4), not (0, (4,)).
+                whole = ", ".join(f"(0, {n})" for n in shape[3:])
                 raise VolfftError(f"{name}: a plan of {ndim} axes distributes its first three; axes 3 and up "
-                                  f"must be whole, (0, {tuple(shape[3:])}), in every box; got {part.box}")
+                                  f"must be whole, {whole}, in every box; got {part.box}")
             slo, shi = part.storage
             if tuple(slo[3:]) != tuple(lo[3:]) or tuple(shi[3:]) != tuple(hi[3:]):
                 # The extension sees the first three axes only: ghost layers or padding on the
