@@ -3,10 +3,10 @@
 // the group's next all-to-all never matched. The plan's buffers lie one after another, so engine
 // pipelined's send pointer for a chunk after a rank's last send was the start of the receive
 // area: shape (1, 5, 1), grid 2x2, batch 2 hung in backward() on rank 1 (its last axis has fewer
-// points than p1, so that rank sends its whole array in the first chunks). The test interposes on
-// MPI's calls in this executable, counts aliased calls, and passes MPI a distinct address (so a
-// regression fails here instead of hanging), for every engine, in place and out; the results are
-// checked against the default engine's.
+// points than p1, so that rank sends its whole array in the first chunks). The test counts
+// aliased calls by interposing on MPI's (support/alias_watch.cpp, which passes MPI a distinct
+// address, so a regression fails here instead of hanging), for every engine, in place and out;
+// the results are checked against the default engine's.
 #include <mpi.h>
 
 #include <algorithm>
@@ -16,43 +16,12 @@
 #include <memory>
 #include <vector>
 
+#include "support/alias_watch.hpp"
 #include "support/mpi_main.hpp"
 #include "volfft/plan.hpp"
 
-namespace {
-
-long aliased = 0;
-char elsewhere[64];
-
-const void* unaliased(const void* send, const void* receive) {
-  if (send != receive || send == MPI_IN_PLACE) return send;
-  ++aliased;
-  return elsewhere;
-}
-
-}  // namespace
-
-extern "C" {
-int MPI_Ialltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                   const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* request) {
-  return PMPI_Ialltoallv(unaliased(sb, rb), sc, sd, st, rb, rc, rd, rt, comm, request);
-}
-int MPI_Alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                  const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-  return PMPI_Alltoallv(unaliased(sb, rb), sc, sd, st, rb, rc, rd, rt, comm);
-}
-int MPI_Ialltoallw(const void* sb, const int sc[], const int sd[], const MPI_Datatype st[], void* rb, const int rc[],
-                   const int rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* request) {
-  return PMPI_Ialltoallw(unaliased(sb, rb), sc, sd, st, rb, rc, rd, rt, comm, request);
-}
-int MPI_Alltoallw(const void* sb, const int sc[], const int sd[], const MPI_Datatype st[], void* rb, const int rc[],
-                  const int rd[], const MPI_Datatype rt[], MPI_Comm comm) {
-  return PMPI_Alltoallw(unaliased(sb, rb), sc, sd, st, rb, rc, rd, rt, comm);
-}
-int MPI_Alltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  return PMPI_Alltoall(unaliased(sb, rb), sc, st, rb, rc, rt, comm);
-}
-}
+using volfft_test::aliased_all_to_alls;
+using volfft_test::reset_aliased_all_to_alls;
 
 int main(int argc, char** argv) {
   using namespace volfft;
@@ -94,7 +63,7 @@ int main(int argc, char** argv) {
             const std::size_t n = std::max(plan->input_count(), plan->output_count());
             std::vector<std::complex<double>> a(n), b(n);
             std::copy(x.begin(), x.end(), a.begin());
-            aliased = 0;
+            reset_aliased_all_to_alls();
             std::complex<double>* y = o.in_place ? a.data() : b.data();
             plan->forward(a.data(), y);
             double error = 0, round_trip = 0;
@@ -111,8 +80,8 @@ int main(int argc, char** argv) {
             };
             CHECK_MSG(plan->output_count() == expected.size() && error < 1e-9, label() << ": forward error " << error);
             CHECK_MSG(round_trip < 1e-9, label() << ": round trip error " << round_trip);
-            CHECK_MSG(aliased == 0, label() << ": " << aliased << " all-to-all calls had sendbuf == recvbuf on rank "
-                                            << rank);
+            CHECK_MSG(aliased_all_to_alls() == 0, label() << ": " << aliased_all_to_alls()
+                                                  << " all-to-all calls had sendbuf == recvbuf on rank " << rank);
           }
     for (Engine engine : engines)
       CHECK_MSG(planned[static_cast<int>(engine)] > 0, "no plan of engine " << to_string(engine) << " was made");

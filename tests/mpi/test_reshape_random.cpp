@@ -6,7 +6,7 @@
 // four element types; execute, reverse and split phase; null or shared pointers where a rank
 // holds nothing. Every output element must hold the value that encodes its global index and
 // field, ghosts and a guard past each array must stay as they were, the input must not change.
-// MPI's all-to-alls are interposed (as in test_buffer_alias): a call whose send buffer is its
+// MPI's all-to-alls are interposed (support/alias_watch.cpp, as in test_buffer_alias): a call whose send buffer is its
 // receive buffer is counted and given a distinct address, so a regression fails instead of
 // hanging. The wide form of engines alltoallv and persistent (past int displacements) is forced
 // by a small displacement limit in some cases.
@@ -27,6 +27,7 @@
 #include "exchange/exchange.hpp"
 #include "support/covers.hpp"
 #include "support/errors.hpp"
+#include "support/alias_watch.hpp"
 #include "support/mpi_main.hpp"
 #include "volfft/error.hpp"
 #include "volfft/reshape.hpp"
@@ -34,45 +35,6 @@
 using namespace volfft;
 using namespace volfft_test;
 using Index = std::int64_t;
-
-namespace {
-
-long aliased = 0;
-char elsewhere[64];
-
-const void* unaliased(const void* send, const void* receive) {
-  if (send != receive || send == MPI_IN_PLACE) return send;
-  ++aliased;
-  return elsewhere;
-}
-
-}  // namespace
-
-extern "C" {
-int MPI_Ialltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                   const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* request) {
-  return PMPI_Ialltoallv(unaliased(sb, rb), sc, sd, st, rb, rc, rd, rt, comm, request);
-}
-int MPI_Alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                  const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-  return PMPI_Alltoallv(unaliased(sb, rb), sc, sd, st, rb, rc, rd, rt, comm);
-}
-int MPI_Ialltoallw(const void* sb, const int sc[], const int sd[], const MPI_Datatype st[], void* rb, const int rc[],
-                   const int rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* request) {
-  return PMPI_Ialltoallw(unaliased(sb, rb), sc, sd, st, rb, rc, rd, rt, comm, request);
-}
-int MPI_Alltoallw(const void* sb, const int sc[], const int sd[], const MPI_Datatype st[], void* rb, const int rc[],
-                  const int rd[], const MPI_Datatype rt[], MPI_Comm comm) {
-  return PMPI_Alltoallw(unaliased(sb, rb), sc, sd, st, rb, rc, rd, rt, comm);
-}
-int MPI_Alltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  return PMPI_Alltoall(unaliased(sb, rb), sc, st, rb, rc, rt, comm);
-}
-int MPI_Ialltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm,
-                  MPI_Request* request) {
-  return PMPI_Ialltoall(unaliased(sb, rb), sc, st, rb, rc, rt, comm, request);
-}
-}
 
 namespace {
 
@@ -234,7 +196,7 @@ void run_case(MPI_Comm comm, std::mt19937& g, int rank, int size, const std::str
     if (pointers == 2) p = shared_empty;
   };
   adjust(src, ni), adjust(dst, no);
-  aliased = 0;
+  reset_aliased_all_to_alls();
   const std::string err = error_of([&] {
     if (mode == 0 || mode == 4 || mode == 5) {
       r->execute(src, dst);
@@ -295,7 +257,8 @@ void run_case(MPI_Comm comm, std::mt19937& g, int rank, int size, const std::str
     compare(joint.data(), joint_want, ni + no, "adjacent arrays");
   }
   if (mode == 2 || mode == 3 || mode == 5) compare(back.data(), want_in, ni, "reversed");
-  CHECK_MSG(aliased == 0, label << " mode " << mode << ": " << aliased << " all-to-alls had sendbuf == recvbuf on rank " << rank);
+  CHECK_MSG(aliased_all_to_alls() == 0, label << " mode " << mode << ": " << aliased_all_to_alls()
+                                                << " all-to-alls had sendbuf == recvbuf on rank " << rank);
   ++counts.cases;
 }
 
