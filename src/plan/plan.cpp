@@ -131,6 +131,10 @@ class Plan::Impl {
   plan::Buffers w{nullptr, nullptr, nullptr, nullptr};
   std::unique_ptr<plan::Program> fwd, bwd;
   plan::Program* pending = nullptr;  // the program of a split-phase call until finish()
+  // The pending call's Request was destroyed while its rank unwound from an exception: the call
+  // is never completed (completing it would wait for ranks that may never come), so the plan
+  // takes no more calls and its destructor leaves the buffers to the process, as while unwinding.
+  bool abandoned = false;
 
   // The user's own arrays (the constructor with LocalArrays): reshape_in goes from the user's
   // input array to the plan's first stage (execute; backward: reverse), reshape_out from the
@@ -553,7 +557,7 @@ Plan::Impl::~Impl() {
   // unless this rank is unwinding from an exception: completing would wait for ranks that may
   // never come, so the buffers and requests are left to the process (leaked, never freed under
   // MPI's feet) and the destructor returns at once.
-  if (pending && std::uncaught_exceptions() > 0) {
+  if (pending && (abandoned || std::uncaught_exceptions() > 0)) {
     (void)fwd.release(), (void)bwd.release(), (void)owned.release(), (void)shared.release();
     return;
   }
@@ -705,7 +709,9 @@ void Plan::Impl::call(bool forward, const void* in, void* out, bool split, const
     problem = std::string("volfft: ") + name + ": in and out overlap (" + std::to_string(in_bytes) + " and " +
               std::to_string(out_bytes) + " bytes on this rank); an out-of-place plan needs two separate arrays";
   if (problem.empty() && pending)
-    problem = "volfft: this plan has a split-phase transform in progress: wait() for it first";
+    problem = abandoned ? "volfft: this plan's split-phase transform was abandoned (its request was destroyed while "
+                          "an exception unwound, without wait()); the plan takes no more calls: make a new one"
+                        : "volfft: this plan has a split-phase transform in progress: wait() for it first";
   const int call_id = (forward ? 1 : 2) + (split ? 2 : 0);
   mpi::agree_or_throw(comm(), problem, call_id,
                       "volfft: ranks made different calls on one plan (forward/backward, blocking/split-phase); "
@@ -959,20 +965,33 @@ Request Plan::backward_start(const void* in, void* out) {
   return Request(impl_);
 }
 
-Request::~Request() {
+namespace {
+
+// A pending request given up (destroyed, or assigned over): waits for its transform, unless this
+// rank is unwinding from an exception. wait() is collective (the exchanges after the first, the
+// output reshape) and the other ranks may never come to it, so the transform is abandoned then,
+// as ~Plan abandons one (before, ~Request waited: the unwinding rank hung before it could reach
+// its handler, even where ~Plan would not have). No MPI call after MPI_Finalize.
+void give_up(Request& r, const std::weak_ptr<Plan::Impl>& plan) noexcept {
+  if (!r.pending() || mpi::finalized()) return;
   try {
-    if (pending_ && !plan_.expired() && !mpi::finalized()) wait();
+    if (std::uncaught_exceptions() > 0) {
+      if (auto p = plan.lock()) p->abandoned = true;
+      return;
+    }
+    if (!plan.expired()) r.wait();
   } catch (...) {
     // A destructor must not throw; the error was MPI's and the job is lost anyway.
   }
 }
+
+}  // namespace
+
+Request::~Request() { give_up(*this, plan_); }
 Request::Request(Request&& o) noexcept : plan_(std::move(o.plan_)), pending_(o.pending_) { o.pending_ = false; }
 Request& Request::operator=(Request&& o) noexcept {
   if (this != &o) {
-    try {
-      if (pending_ && !plan_.expired()) wait();
-    } catch (...) {
-    }
+    give_up(*this, plan_);
     plan_ = std::move(o.plan_);
     pending_ = o.pending_;
     o.pending_ = false;
