@@ -5,6 +5,7 @@
 // results, never in a hang (ctest's timeout) or a crash. Every engine; plans on user arrays
 // (bricks), so that wait() runs a reshape after the transform.
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <memory>
 #include <stdexcept>
@@ -100,10 +101,118 @@ void request_destroyed_while_unwinding(int rank, int size) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// Every rank's largest difference from `want`, the maximum over ranks.
+double max_difference(const std::vector<cd>& got, const std::vector<cd>& want) {
+  double d = 0;
+  for (std::size_t k = 0; k < got.size(); ++k) d = std::max(d, std::abs(got[k] - want[k]));
+  double all = 0;
+  MPI_Allreduce(&d, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all;
+}
+
+// Requests dropped, moved, tested on some ranks only, waited twice; calls made while one is
+// pending; plans moved or destroyed with a transform pending. Results against blocking calls.
+void request_lifetimes(int rank, int size) {
+  for (Engine engine : tested_engines()) {
+    const std::string e = to_string(engine);
+    auto plan = brick_plan(rank, size, engine);
+    const std::vector<cd> a = input_of(*plan);
+    const std::size_t n_out = static_cast<std::size_t>(std::max<Index>(plan->output_count(), 1));
+    std::vector<cd> want(n_out), b(n_out), back(a.size()), want_back(a.size());
+    plan->forward(a.data(), want.data());
+    plan->backward(want.data(), want_back.data());
+
+    // Dropped before wait(): destruction completes it.
+    { Request r = plan->forward_start(a.data(), b.data()); }
+    CHECK_MSG(max_difference(b, want) == 0, e << ": a dropped request completes its transform");
+
+    // test() on rank 0 only (many times), wait() twice, a moved-from request.
+    std::fill(b.begin(), b.end(), cd(0));
+    Request r = plan->forward_start(a.data(), b.data());
+    if (rank == 0)
+      for (int k = 0; k < 50 && !r.test(); ++k) {
+      }
+    Request moved(std::move(r));
+    CHECK_MSG(!r.pending() && r.test(), e << ": a moved-from request is done");
+    r.wait();  // nothing: moved from
+    CHECK_MSG(moved.pending(), e << ": the moved-to request is pending");
+    // Calls while one is pending: the same error on every rank, and the transform goes on.
+    std::vector<cd> other(n_out);
+    expect_everywhere(e + ": forward_start while pending",
+                      error_of([&] { plan->forward_start(a.data(), other.data()); }), "in progress");
+    expect_everywhere(e + ": backward_start while pending",
+                      error_of([&] { plan->backward_start(want.data(), back.data()); }), "in progress");
+    expect_everywhere(e + ": forward while pending", error_of([&] { plan->forward(a.data(), other.data()); }),
+                      "in progress");
+    moved.wait();
+    moved.wait();
+    CHECK_MSG(!moved.pending(), e << ": waited");
+    CHECK_MSG(max_difference(b, want) == 0, e << ": split phase after refused calls");
+
+    // Backward split phase, the request assigned over (assignment waits for the old one).
+    Request q = plan->backward_start(want.data(), back.data());
+    q = Request();
+    CHECK_MSG(max_difference(back, want_back) == 0, e << ": a request assigned over completes its transform");
+
+    // The plan moved while a transform is pending: the request follows it.
+    std::fill(b.begin(), b.end(), cd(0));
+    Request m = plan->forward_start(a.data(), b.data());
+    Plan moved_plan(std::move(*plan));
+    m.wait();
+    CHECK_MSG(max_difference(b, want) == 0, e << ": the plan moved while pending");
+
+    // The plan destroyed while pending: its destruction completes the transform, and the
+    // request says so on every rank.
+    std::fill(b.begin(), b.end(), cd(0));
+    Request d = moved_plan.forward_start(a.data(), b.data());
+    { Plan gone(std::move(moved_plan)); }
+    CHECK_MSG(max_difference(b, want) == 0, e << ": destroying the plan completes its transform");
+    CHECK_MSG(d.pending() && d.test(), e << ": a request of a destroyed plan");
+    expect_everywhere(e + ": wait after the plan is gone", error_of([&] { d.wait(); }), "was destroyed");
+  }
+}
+
+// Reshape's split phase: test() on rank 0 only, finish() twice, calls while pending, and a
+// reshape destroyed with one pending.
+void reshape_split_phase(int rank, int size) {
+  const std::vector<Box> from = volfft::bricks(kShape, size), to = volfft::slabs(kShape, size, 1);
+  LocalArray in, out;
+  in.box = from[static_cast<std::size_t>(rank)];
+  out.box = to[static_cast<std::size_t>(rank)];
+  for (Engine engine : {Engine::alltoallv, Engine::alltoall, Engine::alltoallw, Engine::p2p}) {
+    const std::string e = to_string(engine);
+    auto r = std::make_unique<Reshape>(MPI_COMM_WORLD, kShape, in, out, Precision::float64, Values::complex,
+                                       with_engine(engine));
+    std::vector<cd> a(static_cast<std::size_t>(std::max<Index>(r->input_count(), 1)));
+    for (std::size_t k = 0; k < a.size(); ++k) a[k] = cd(static_cast<double>(k), rank);
+    std::vector<cd> want(static_cast<std::size_t>(std::max<Index>(r->output_count(), 1))), b(want.size());
+    std::vector<cd> back(a.size());
+    r->execute(a.data(), want.data());
+    r->finish();  // nothing pending: nothing to do
+    r->start(a.data(), b.data());
+    if (rank == 0)
+      for (int k = 0; k < 50 && !r->test(); ++k) {
+      }
+    expect_everywhere(e + ": Reshape::start while pending", error_of([&] { r->start(a.data(), b.data()); }),
+                      "in progress");
+    expect_everywhere(e + ": Reshape::reverse while pending", error_of([&] { r->reverse(want.data(), back.data()); }),
+                      "in progress");
+    r->finish();
+    r->finish();
+    CHECK_MSG(max_difference(b, want) == 0, e << ": Reshape split phase");
+    std::fill(b.begin(), b.end(), cd(0));
+    r->start(a.data(), b.data());
+    r.reset();  // destroying it completes the pending exchange
+    CHECK_MSG(max_difference(b, want) == 0, e << ": a Reshape destroyed while pending completes it");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return volfft_test::run_mpi_test(argc, argv, [&](int rank, int size) {
+    request_lifetimes(rank, size);
+    reshape_split_phase(rank, size);
     request_destroyed_while_unwinding(rank, size);
   });
 }
