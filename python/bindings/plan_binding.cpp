@@ -57,6 +57,24 @@ class PlanHandle {
   }
 
   void close() { plan_.reset(); }
+  // close() for a rank leaving a `with` block by an exception: the plan is destroyed as C++
+  // destroys one while unwinding (inside a destructor run by a throw), so that a split-phase
+  // transform still pending is abandoned, not completed: completing it runs collectives (the
+  // later exchanges, the output reshape) that the other ranks may never join, and the rank hung
+  // there instead of carrying its exception on (to python -m mpi4py's abort). Without a pending
+  // transform this is close(): destroying a plan never communicates.
+  void close_unwinding() {
+    struct Unwinding {};
+    struct Reset {
+      std::unique_ptr<volfft::Plan>& plan;
+      ~Reset() { plan.reset(); }
+    };
+    try {
+      Reset reset{plan_};
+      throw Unwinding{};
+    } catch (const Unwinding&) {
+    }
+  }
   bool closed() const { return !plan_; }
 
   volfft::Plan& plan() const {
@@ -199,6 +217,7 @@ void bind_plan(nb::module_& m) {
            nb::arg("comm"), nb::arg("shape"), nb::arg("kind"), nb::arg("precision"), nb::arg("options"),
            nb::arg("in_array").none() = nb::none(), nb::arg("out_array").none() = nb::none())
       .def("close", &PlanHandle::close)
+      .def("close_unwinding", &PlanHandle::close_unwinding)
       .def("forward_start", &PlanHandle::forward_start, nb::arg("a").noconvert(),
            nb::arg("out").noconvert(), nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
       .def("backward_start", &PlanHandle::backward_start, nb::arg("b").noconvert(),

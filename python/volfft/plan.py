@@ -1143,7 +1143,16 @@ class Plan:
     def __enter__(self) -> "Plan":
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, exc_type: Any, *exc_info: Any) -> None:
+        if exc_type is not None and self._native is not None:
+            # Leaving by an exception, maybe on this rank alone: a split-phase transform still
+            # pending is abandoned rather than completed (completing it is collective, and the
+            # other ranks may never come), as C++ destroys a plan while unwinding. Its request's
+            # wait() then raises; the plan is closed either way.
+            handle, self._native = self._native, None
+            self._staging = [None, None]
+            handle.close_unwinding()
+            return
         self.close()
 
     def __repr__(self) -> str:
