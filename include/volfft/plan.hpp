@@ -229,9 +229,12 @@ class Request {
   Request& operator=(Request&& other) noexcept;
   Request(const Request&) = delete;
   Request& operator=(const Request&) = delete;
-  /// Lets MPI progress; true when wait() will not block on communication.
+  /// Lets MPI progress on the first exchange; true once it has completed. Local: any rank may
+  /// call it any number of times, or never. wait() may still communicate after a true (a pencil
+  /// plan's second exchange, the output reshape of a plan on user arrays), so every rank calls
+  /// wait() whatever test() said.
   bool test();
-  /// Completes the transform (collective, like forward/backward).
+  /// Completes the transform (collective, like forward/backward). A second call does nothing.
   void wait();
   /// Whether wait() is still to be called (also true when the plan is gone; wait() says so).
   bool pending() const { return pending_; }

@@ -53,15 +53,19 @@ class Reshape {
   /// of the arrays swapped: `out` (output_count() elements) is read, `in` written.
   void reverse(const void* out, void* in);
   /// Split phase: start() may return with messages under way (engines alltoallv, persistent,
-  /// p2p; the others finish inside start()); finish() completes them. `in` and `out` must stay
-  /// untouched in between. `reversed`: the start of reverse(in = out array, out = in array).
+  /// p2p; the others finish inside start()); finish() (collective) completes them, and does
+  /// nothing when no start is pending. `in` and `out` must stay untouched in between; one call
+  /// at a time: execute(), reverse() or start() while a start is pending is the same
+  /// volfft::Error on every rank. Destroying a Reshape with a start pending finishes it.
+  /// `reversed`: the start of reverse(in = out array, out = in array).
   void start(const void* in, void* out, bool reversed = false);
   /// Collective: throws volfft::Error on every rank when any rank passes a non-empty `problem`,
   /// as Plan::agree_on_problem. execute()/reverse()/start() run this agreement on their own
   /// checks; a binding that checks arrays itself calls it with its message instead of raising
   /// alone, so the other ranks, inside execute(), fail with it instead of waiting.
   void agree_on_problem(const std::string& problem);
-  /// Whether finish() would return without waiting (lets MPI progress).
+  /// Whether finish() would return without waiting (lets MPI progress). Local: any rank, any
+  /// number of times.
   bool test();
   void finish();
 

@@ -139,9 +139,12 @@ volfft_status volfft_forward_start(volfft_plan plan, const void* in, void* out,
                                    volfft_request* request);
 volfft_status volfft_backward_start(volfft_plan plan, const void* in, void* out,
                                     volfft_request* request);
-/* *done = 1 when wait will not block on communication. */
+/* Local: *done = 1 once the first exchange has completed. volfft_request_wait may still
+ * communicate (later exchanges, a reshape to the user's arrays): every rank calls it. */
 volfft_status volfft_request_test(volfft_request request, int* done);
-/* Completes the transform and frees the request. */
+/* Collective: completes the transform and frees the request, also when it fails. A plan
+ * destroyed with a request pending completes the transform first; that request's wait then
+ * returns an error (on every rank) and frees it. */
 volfft_status volfft_request_wait(volfft_request request);
 
 /* Boxes in user axes: lo[3], hi[3] (entries past ndim are 0 and 1). */

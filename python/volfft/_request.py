@@ -23,7 +23,9 @@ class Request:
         self._out = out
 
     def test(self) -> bool:
-        """Let MPI progress; True when :meth:`wait` will not block on communication."""
+        """Let MPI progress on the first exchange; True once it has completed. Local (any rank,
+        any number of times); :meth:`wait` may still communicate after True (a pencil plan's
+        second exchange, a reshape to the user's arrays), so every rank calls it."""
         return True if self._native is None else bool(self._native.test())
 
     def wait(self) -> np.ndarray:

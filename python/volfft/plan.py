@@ -1080,8 +1080,8 @@ class Plan:
     def forward_start(self, a: np.ndarray, out: Optional[np.ndarray] = None) -> "Request":
         """Start :meth:`forward` and return before it completes (split phase). Collective.
 
-        The first exchange is in flight when this returns (engines alltoallv and persistent;
-        other engines finish here). Compute something else, call ``request.test()`` now and
+        The first exchange is in flight when this returns (engines alltoallv, persistent and
+        p2p; other engines finish it here). Compute something else, call ``request.test()`` now and
         then to let MPI progress, and ``request.wait()`` to finish; it returns ``out``. Until
         then ``a`` and ``out`` belong to volfft and the plan takes no other call.
         """

@@ -18,6 +18,7 @@
 #include "volfft/distribution.hpp"
 #include "volfft/plan.hpp"
 #include "volfft/reshape.hpp"
+#include "volfft/volfft.h"
 
 using namespace volfft;
 using volfft_test::error_of;
@@ -218,12 +219,42 @@ void reshape_split_phase(int rank, int size) {
   }
 }
 
+// The C API: a plan destroyed with a request pending completes the transform; the request's
+// wait then fails alike on every rank and frees it; test() on one rank only.
+void c_requests(int rank) {
+  volfft_options o;
+  volfft_options_default(&o);
+  o.effort = VOLFFT_ESTIMATE;
+  const int64_t shape[3] = {12, 10, 9};
+  volfft_plan plan = nullptr;
+  CHECK(volfft_plan_create(MPI_COMM_WORLD, 3, shape, VOLFFT_C2C, VOLFFT_DOUBLE, &o, &plan) == VOLFFT_OK);
+  int64_t n_in = 0, n_out = 0;
+  CHECK(volfft_counts(plan, &n_in, &n_out) == VOLFFT_OK);
+  std::vector<cd> a(static_cast<std::size_t>(std::max<int64_t>(n_in, 1)), cd(1, 2));
+  std::vector<cd> want(static_cast<std::size_t>(std::max<int64_t>(n_out, 1))), b(want.size());
+  CHECK(volfft_forward(plan, a.data(), want.data()) == VOLFFT_OK);
+  volfft_request r = nullptr;
+  CHECK(volfft_forward_start(plan, a.data(), b.data(), &r) == VOLFFT_OK && r != nullptr);
+  int done = 0;
+  if (rank == 0)
+    for (int k = 0; k < 20 && !done; ++k) CHECK(volfft_request_test(r, &done) == VOLFFT_OK);
+  volfft_request second = nullptr;
+  CHECK(volfft_forward_start(plan, a.data(), b.data(), &second) != VOLFFT_OK && second == nullptr);
+  expect_everywhere("C: a second start while pending", volfft_last_error(), "in progress");
+  CHECK(volfft_plan_destroy(plan) == VOLFFT_OK);
+  CHECK_MSG(max_difference(b, want) == 0, "C: destroying the plan completes its transform");
+  CHECK(volfft_request_test(r, &done) == VOLFFT_OK && done == 1);
+  CHECK(volfft_request_wait(r) != VOLFFT_OK);  // and frees r
+  expect_everywhere("C: wait after the plan is destroyed", volfft_last_error(), "was destroyed");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return volfft_test::run_mpi_test(argc, argv, [&](int rank, int size) {
     request_lifetimes(rank, size);
     reshape_split_phase(rank, size);
+    c_requests(rank);
     request_destroyed_while_unwinding(rank, size);
   });
 }
