@@ -133,6 +133,20 @@ struct Reshape::Impl {
   exchange::Exchange* pending = nullptr;
 
   ~Impl() {
+    // A start still pending is finished first: its messages use the areas freed below, and its
+    // output is unpacked only there. Here, not in ~Reshape alone, so that a Reshape assigned over
+    // (move assignment drops the old Impl) finishes too; before, its exchange was abandoned
+    // with the areas freed under MPI and the output left unwritten.
+    if (pending && !mpi::finalized()) {
+      exchange::Exchange* e = pending;
+      pending = nullptr;
+      try {
+        exchange::ExchangeTimes times;
+        e->finish(times);
+      } catch (...) {
+        // A destructor must not throw; the MPI error has lost the job anyway.
+      }
+    }
     // After MPI_Finalize (a Python object collected at exit) no MPI call may run: the engines
     // and the communicator free no MPI object then (mpi::finalized), only their memory.
     exchange.reset(), back.reset();
@@ -420,15 +434,7 @@ Reshape::Reshape(MPI_Comm user_comm, const std::vector<std::int64_t>& shape, con
     x.build(options.engine == Engine::automatic ? Engine::alltoallv : options.engine);
 }
 
-Reshape::~Reshape() {
-  if (impl_ && impl_->pending && !mpi::finalized()) {
-    try {
-      finish();
-    } catch (...) {
-      // A destructor must not throw; the MPI error has lost the job anyway.
-    }
-  }
-}
+Reshape::~Reshape() = default;  // Impl's destructor finishes a pending start
 Reshape::Reshape(Reshape&&) noexcept = default;
 Reshape& Reshape::operator=(Reshape&&) noexcept = default;
 
