@@ -100,3 +100,20 @@ def test_calls_while_pending_raise_everywhere(comm, engine):
         out = plan.output_array()
         plan.forward_start(a, out=out)  # dropped at once
         assert agreed(comm, ok and np.array_equal(out, want))
+
+
+@pytest.mark.parametrize("engine", ["alltoallv", "alltoall", "alltoallw", "p2p"])
+def test_reshape_closed_with_a_request_pending(comm, engine):
+    """close() finishes a pending execute_start; the request then tests done and its wait()
+    raises on every rank, as a plan's request (test() raised there too)."""
+    bricks, slabs = volfft.bricks(SHAPE, comm.size), volfft.slabs(SHAPE, comm.size, 1)
+    reshape = volfft.Reshape(comm, SHAPE, bricks[comm.rank], slabs[comm.rank], engine=engine)
+    a = reshape.input_array()
+    a[...] = np.arange(a.size).reshape(a.shape) + comm.rank
+    want = reshape.execute(a).copy()
+    request = reshape.execute_start(a)
+    reshape.close()
+    ok = np.array_equal(request._out, want) and request.test()
+    with pytest.raises(volfft.VolfftError, match="closed"):
+        request.wait()
+    assert agreed(comm, ok)
