@@ -215,11 +215,12 @@ class Plan {
 /// under way when start returns (for engines with a non-blocking form: alltoallv, persistent, p2p;
 /// the others complete in start); compute something else, call test() now and then to let MPI
 /// progress, and wait() to finish. Until wait() returns, the arrays belong to volfft and the plan
-/// takes no other call. Destroying a pending request waits for it (collective, as wait()),
-/// except while its rank unwinds from an exception: then nothing waits (the other ranks may
-/// never come), the transform is abandoned and its plan refuses every later call on every rank
-/// (make a new one) and frees nothing MPI may still use. Destroying (or closing) the plan
-/// completes its pending transform; a request outlives its plan safely: wait() then
+/// takes no other call. Destroying (or assigning over) a pending request waits for it
+/// (collective, as wait()), except while its rank unwinds from an exception: then nothing waits
+/// (the other ranks may never come), the transform is abandoned and its plan refuses every later
+/// call on every rank (make a new one) and frees nothing MPI may still use. Destroying (or
+/// closing) the plan completes its pending transform (not while unwinding: abandoned then too);
+/// a request outlives its plan safely: wait() then
 /// throws volfft::Error, test() returns true and destruction does nothing.
 class Request {
  public:
