@@ -260,11 +260,18 @@ void c_requests(int rank) {
 
 }  // namespace
 
+// --unwinding runs the abandoned requests alone (their own ctest entries): an abandoned plan
+// keeps its memory on purpose (MPI may still hold its buffers), which the sanitizer build's leak
+// check would report for everything else in the run too.
 int main(int argc, char** argv) {
+  const bool unwinding = argc > 1 && std::string(argv[1]) == "--unwinding";
   return volfft_test::run_mpi_test(argc, argv, [&](int rank, int size) {
+    if (unwinding) {
+      request_destroyed_while_unwinding(rank, size);
+      return;
+    }
     request_lifetimes(rank, size);
     reshape_split_phase(rank, size);
     c_requests(rank);
-    request_destroyed_while_unwinding(rank, size);
   });
 }
