@@ -140,7 +140,19 @@ class VolfftFFTBase:
         self._shapeK_seq = tuple(int(plan.output_global_shape[a]) for a in order)
         self._shapeK_loc = tuple(int(plan.output_shape[a]) for a in order)
         self._first_X = tuple(int(v) for v in plan.input_box[0])
-        self._first_K = tuple(int(plan.output_box[0][a]) for a in order)
+        first_K = [int(plan.output_box[0][a]) for a in order]
+        # A rank holding no kx (the r2c axis; np > nx // 2 + 1) reports its first kx as 1,
+        # not as its empty box's start. fluidfft's OperatorsPseudoSpectral3D (its spectra:
+        # _compute_spectrum3d_loc) halves the plane kx = 0 where that start is 0 and the
+        # Nyquist plane where start + nkx_loc == nx // 2 + 1 with nx even, indexing the local
+        # array at 0 or -1 along kx: an IndexError on the empty rank alone, while the others
+        # went on into the spectra's allreduce and waited (shape (2, 3, 4) at np 4: rank 3's
+        # start was 3 == 4 // 2 + 1). 1 is neither (nx even: nx // 2 + 1 >= 2), and the start of
+        # an empty block selects nothing anywhere else (get_k_adim_loc slices [1:1]).
+        kx_axis = order.index(ndim - 1)
+        if int(plan.output_shape[ndim - 1]) == 0:
+            first_K[kx_axis] = 1
+        self._first_K = tuple(first_K)
         self._coef_norm = int(np.prod(self._shapeX_seq, dtype=np.int64))
         self._inv_coef_norm = 1.0 / self._coef_norm
         self.shapeX = self._shapeX_loc  # what fluiddyn's BaseFFT.run_tests reads

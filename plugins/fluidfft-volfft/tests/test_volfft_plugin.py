@@ -232,6 +232,23 @@ class Values(unittest.TestCase):
             spectra = op.compute_1dspectra(energy)
             self.assertTrue(all(np.all(np.isfinite(s)) for s in spectra))
 
+    def test_3d_spectra_where_a_rank_holds_no_kx(self):
+        """(nz, ny, nx) = (2, 3, 4) at np 4 (grid 1 x 4): rank 3 holds no kx (nx // 2 + 1 = 3
+        planes for 4 ranks). It reported its first kx as 3 = nx // 2 + 1, so fluidfft's spectra
+        took its empty block for the one holding the Nyquist plane and indexed it at -1
+        (IndexError on that rank alone; the others waited in the spectra's allreduce)."""
+        op = OperatorsPseudoSpectral3D(4, 3, 2, 1.0, 1.0, 1.0, fft=METHOD_3D)
+        fft = op.oper_fft
+        field = _global_field((2, 3, 4), seed=5)
+        field_fft = fft.fft(_local_block(fft, field))
+        energy = np.abs(field_fft) ** 2
+        spectra = op.compute_1dspectra(energy)
+        self.assertTrue(all(np.all(np.isfinite(s)) for s in spectra))
+        expected = np.sum(np.abs(np.fft.fftn(field) / field.size) ** 2)
+        self.assertAlmostEqual(op.sum_wavenumbers_versatile(energy), expected)
+        self.assertAlmostEqual(op.sum_wavenumbers(energy), expected)
+        self.assertAlmostEqual(op.compute_3dspectrum(energy).sum() * op.deltak, expected)
+
     def test_bad_arrays_are_named_in_fluidfft_terms_on_every_rank(self):
         """volfft names its own arguments (a, out) and global-axes shapes; the plugin's message
         names fieldX/fieldK, fluidfft's shapes and the ranks whose arrays are wrong, the same on
