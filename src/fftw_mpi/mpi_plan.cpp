@@ -190,14 +190,16 @@ void MpiPlan::execute(void* in, void* out) {
   if (reshape_) {
     const void* source = in;
     if (in_place_) {
-      std::memcpy(staging_in_.data(), in, staging_in_.size());
+      // A rank whose input side is empty (it holds output only) has no staging: memcpy with a
+      // null pointer is undefined even for 0 bytes (UBSan's finding at np 4).
+      if (!staging_in_.empty()) std::memcpy(staging_in_.data(), in, staging_in_.size());
       source = staging_in_.data();
     }
     reshape_->execute(source, out);
     return;
   }
   if (copy_in_place_ && !empty_) {
-    std::memcpy(staging_in_.data(), in, staging_in_.size());
+    if (!staging_in_.empty()) std::memcpy(staging_in_.data(), in, staging_in_.size());
     in = staging_in_.data();
   }
   if (backward_)
