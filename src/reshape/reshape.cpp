@@ -132,17 +132,23 @@ struct Reshape::Impl {
   std::string report;
   exchange::Exchange* pending = nullptr;
 
+  // Completes a pending start (collective); nothing when none is pending.
+  void finish() {
+    if (!pending) return;
+    exchange::Exchange* e = pending;
+    pending = nullptr;
+    exchange::ExchangeTimes times;
+    e->finish(times);
+  }
+
   ~Impl() {
     // A start still pending is finished first: its messages use the areas freed below, and its
     // output is unpacked only there. Here, not in ~Reshape alone, so that a Reshape assigned over
     // (move assignment drops the old Impl) finishes too; before, its exchange was abandoned
     // with the areas freed under MPI and the output left unwritten.
     if (pending && !mpi::finalized()) {
-      exchange::Exchange* e = pending;
-      pending = nullptr;
       try {
-        exchange::ExchangeTimes times;
-        e->finish(times);
+        finish();
       } catch (...) {
         // A destructor must not throw; the MPI error has lost the job anyway.
       }
@@ -456,14 +462,7 @@ void Reshape::agree_on_problem(const std::string& problem) { mpi::agree_or_throw
 
 bool Reshape::test() { return !impl_->pending || impl_->pending->test(); }
 
-void Reshape::finish() {
-  Impl& x = *impl_;
-  if (!x.pending) return;
-  exchange::Exchange* e = x.pending;
-  x.pending = nullptr;
-  exchange::ExchangeTimes times;
-  e->finish(times);
-}
+void Reshape::finish() { impl_->finish(); }
 
 int Reshape::ndim() const { return impl_->ndim; }
 std::vector<std::int64_t> Reshape::shape() const {
