@@ -140,15 +140,14 @@ class LocalBox:
         extension cannot convert those, and its TypeError came on the one rank that gave them
         while the others were already in the collective call (a hang). Callers check under
         agree_on_errors."""
-        for name, values, bits in (("box", self.box[0] + self.box[1], 63),
-                                   ("storage", self.storage[0] + self.storage[1], 63),
-                                   ("order", tuple(self.order or ()), 31)):
+        for name, given, values, bits in (("box", self.box, self.box[0] + self.box[1], 63),
+                                          ("storage", self.storage, self.storage[0] + self.storage[1], 63),
+                                          ("order", self.order, tuple(self.order or ()), 31)):
             for v in values:
                 if not -(1 << bits) <= v < (1 << bits):
                     raise native().VolfftError(
                         f"{name}: {v} does not fit in {bits + 1} bits (a box's bounds are 64-bit "
-                        f"integers, an order's entries axes); got {name} "
-                        f"{self.order if name == 'order' else (self.box if name == 'box' else self.storage)}")
+                        f"integers, an order's entries axes); got {name} {given}")
         pad = 3 - self.ndim
         lo, hi = list(self.box[0]) + [0] * pad, list(self.box[1]) + [1] * pad
         slo, shi = list(self.storage[0]) + [0] * pad, list(self.storage[1]) + [1] * pad

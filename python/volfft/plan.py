@@ -1135,25 +1135,26 @@ class Plan:
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
         """Free the plan's FFTW plans, buffers and communicators. Collective; idempotent."""
+        self._release(unwinding=False)
+
+    def _release(self, unwinding: bool) -> None:
+        """close(); ``unwinding``: this rank leaves by an exception, maybe alone, so a split-phase
+        transform still pending is abandoned rather than completed (completing it is collective,
+        and the other ranks may never come), as C++ destroys a plan while unwinding. Its
+        request's wait() then raises; the plan is closed either way."""
         if self._native is not None:
             handle, self._native = self._native, None
             self._staging = [None, None]
-            handle.close()
+            if unwinding:
+                handle.close_unwinding()
+            else:
+                handle.close()
 
     def __enter__(self) -> "Plan":
         return self
 
     def __exit__(self, exc_type: Any, *exc_info: Any) -> None:
-        if exc_type is not None and self._native is not None:
-            # Leaving by an exception, maybe on this rank alone: a split-phase transform still
-            # pending is abandoned rather than completed (completing it is collective, and the
-            # other ranks may never come), as C++ destroys a plan while unwinding. Its request's
-            # wait() then raises; the plan is closed either way.
-            handle, self._native = self._native, None
-            self._staging = [None, None]
-            handle.close_unwinding()
-            return
-        self.close()
+        self._release(unwinding=exc_type is not None)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"grid={self._grid}, engine={self._engine!r}"
