@@ -20,6 +20,12 @@
 //                                              measured plan for the batch, planned three times
 //                                              (its wisdom forgotten in between), and estimated,
 //                                              against the columns of src/backend/fftw_columns.hpp
+//   volfft-fftw-passes copied lines|planes N M M lines of N points (or M planes of N x N), c2c
+//                                              backward out of place: FFTW's plan of the batch
+//                                              (planes: one plane at a time, touched), its
+//                                              in-place plan, and blocks of up to 128 KiB (a
+//                                              plane) copied into the output and transformed
+//                                              there in place (src/backend/fftw_batch.cpp)
 //   volfft-fftw-passes one-rank-r2c N          r2c/c2r N^3 both directions, out of place (the
 //                                              input kept) and in place: FFTW's 3-D plans
 //                                              against planes one by one and axis 0 (what
@@ -83,7 +89,7 @@ void compare(const std::vector<std::pair<std::string, std::function<void()>>>& w
 int usage() {
   std::fprintf(stderr,
                "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | columns N | "
-               "one-rank N | one-rank-r2c N\n");
+               "one-rank N | one-rank-r2c N | copied lines|planes N M\n");
   return 2;
 }
 
@@ -235,6 +241,47 @@ int main(int argc, char** argv) {
         compare(ways, in_place ? std::function<void()>(fill) : std::function<void()>([] {}));
         for (fftw_plan p : plans) fftw_destroy_plan(p);
       }
+    return 0;
+  }
+  if (mode == "copied" && argc == 5) {
+    const std::string kind = argv[2];
+    if (kind != "lines" && kind != "planes") return usage();
+    const int n = static_cast<int>(arg(argv, 3)), m = static_cast<int>(arg(argv, 4));
+    const bool planes = kind == "planes";
+    const std::size_t unit = planes ? std::size_t(n) * n : std::size_t(n), all = unit * m;
+    const std::size_t block = std::max<std::size_t>(1, (std::size_t(128) << 10) / (unit * sizeof(fftw_complex)));
+    if (m % block != 0) {
+      std::fprintf(stderr, "volfft-fftw-passes: M must be a multiple of %zu (the units in a block)\n", block);
+      return 2;
+    }
+    fftw_complex* in = fftw_alloc_complex(all);
+    fftw_complex* out = fftw_alloc_complex(all);
+    const int rank = planes ? 2 : 1, dims[2] = {n, n}, count = static_cast<int>(planes ? 1 : m);
+    const int u = static_cast<int>(unit), b = static_cast<int>(block);
+    fftw_plan oop = fftw_plan_many_dft(rank, dims, count, in, nullptr, 1, u, out, nullptr, 1, u, FFTW_BACKWARD, measure);
+    fftw_plan ip = fftw_plan_many_dft(rank, dims, planes ? 1 : m, out, nullptr, 1, u, out, nullptr, 1, u, FFTW_BACKWARD,
+                                      measure);
+    fftw_plan ip_block = fftw_plan_many_dft(rank, dims, b, out, nullptr, 1, u, out, nullptr, 1, u, FFTW_BACKWARD, measure);
+    for (std::size_t i = 0; i < all; ++i) in[i][0] = double(i % 7) * 0.1, in[i][1] = double(i % 3) * 0.2;
+    std::printf("c2c backward, %d %s of %d%s, out of place (blocks of %zu)\n", m, kind.c_str(), n,
+                planes ? "^2" : " points", block);
+    compare({{planes ? "FFTW, plane by plane, touched" : "FFTW's plan of the batch", [&] {
+                if (!planes) return fftw_execute(oop);
+                for (int p = 0; p < m; ++p) {
+                  touch(in + p * unit, unit * sizeof(fftw_complex));
+                  fftw_execute_dft(oop, in + p * unit, out + p * unit);
+                }
+              }},
+             {"FFTW in place (no copy)", [&] {
+                if (!planes) return fftw_execute(ip);
+                for (int p = 0; p < m; ++p) fftw_execute_dft(ip, out + p * unit, out + p * unit);
+              }},
+             {"blocks copied, then in place", [&] {
+                for (std::size_t k = 0; k < all; k += unit * block) {
+                  std::memcpy(out + k, in + k, unit * block * sizeof(fftw_complex));
+                  fftw_execute_dft(ip_block, out + k, out + k);
+                }
+              }}});
     return 0;
   }
   if (mode == "one-rank" && argc == 3) {

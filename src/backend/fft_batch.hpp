@@ -65,6 +65,11 @@ class FftBatch {
   /// Bytes of buffer the batch holds besides its backend's plans (the FFTW backend's columns,
   /// fftw_columns.hpp); 0 for most.
   virtual std::size_t buffer_bytes() const { return 0; }
+  /// How the batch runs, for tests and diagnostics: the FFTW backend says "fftw" (its plan, as
+  /// FFTW runs it, transform by transform or split over threads), "columns" (fftw_columns.hpp) or
+  /// "copied" (blocks copied from the input into the output, transformed there in place); other
+  /// backends "".
+  virtual const char* way() const { return ""; }
 };
 
 /// Plan a batch with the backend options.backend names (fftw or ducc0; Backend::automatic

@@ -92,6 +92,8 @@ class FftwBatch final : public FftBatch {
 
   std::size_t buffer_bytes() const override { return columns_ ? columns_->buffer_bytes() : 0; }
 
+  const char* way() const override { return columns_ ? "columns" : copied_.plan ? "copied" : "fftw"; }
+
   void execute(const void* in, void* out) const override {
     if (columns_) {
       columns_->execute(in, out);
@@ -102,6 +104,8 @@ class FftwBatch final : public FftBatch {
                                           Api::alignment_of(out) != out_alignment_);
     if (unaligned) {
       run_threaded(unaligned_, in, out);
+    } else if (copied_.plan) {
+      run_copied(copied_, in, out);
     } else {
       run_fftw(in, out);
     }
@@ -227,7 +231,123 @@ class FftwBatch final : public FftBatch {
       if (by_columns < fftw) {
         columns_ = std::move(made);
         release_fftw_plans();  // never run again
+        return;
       }
+    }
+    plan_copied(g, dims, loops, threads, effort, plan_in, plan_out, flags);
+  }
+
+  // An out-of-place c2c batch may run as blocks copied from the input into the output and
+  // transformed there in place, each block in cache. FFTW's out-of-place plans of such batches
+  // ran slower than copying and then its in-place plans, on the Zen 5 VM of docs/performance.md
+  // (`volfft-fftw-passes copied lines|planes N M`: FFTW 3.3.10, measure, one process, the cache
+  // flushed between calls; FFTW's plan / blocks of up to 128 KiB copied, then in place):
+  // 32768 lines of 256 points 22.0 / 13.4 ms, 16384 of 128 6.7 / 2.9, 65536 of 64 6.3 / 5.5; one
+  // plane at a time (touched, as run_fftw runs them) 128 of 256^2 31.5 / 29.5, 128 of 128^2
+  // 6.4 / 5.1, 512 of 64^2 6.6 / 4.5. In the np 2 bench (c2c double 256^3) the backward's first
+  // stage, lines of 256 from the input into the plan's buffer, took 14.9-15.8 ms against
+  // 24.0-24.8. It needs both sides in one dense layout (equal strides, no gaps: a block is then
+  // one memcpy) and at least two units (whole transforms); one thread (a batch split over
+  // threads runs parts of its own). Chosen by timing both on the planning arrays (effort measure
+  // or patient; VOLFFT_TEST_COPY_IN_PLACE forces it either way); effort estimate keeps FFTW's
+  // plan.
+  void plan_copied(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
+                   const std::vector<fftw_iodim64>& loops, int threads, Effort effort, void* plan_in,
+                   void* plan_out, unsigned flags) {
+    const Forced rule = forced("VOLFFT_TEST_COPY_IN_PLACE");
+    const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
+    if (!c2c || g.in_place || threads != 1 || !parts_.empty() || rule == Forced::never ||
+        (rule == Forced::no && effort == Effort::estimate))
+      return;
+    // Every dimension and loop, finest stride first; dense: strides 1, n0, n0 n1, ... on both sides.
+    struct Entry {
+      fftw_iodim64 d;
+      bool transformed;
+    };
+    std::vector<Entry> all;
+    for (const fftw_iodim64& d : dims) all.push_back({d, true});
+    for (const fftw_iodim64& d : loops)
+      if (d.n > 1) all.push_back({d, false});
+    std::sort(all.begin(), all.end(), [](const Entry& x, const Entry& y) { return x.d.is < y.d.is; });
+    Index stride = 1;
+    std::size_t last_transformed = 0;
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      if (all[k].d.is != stride || all[k].d.os != stride) return;
+      stride *= all[k].d.n;
+      if (all[k].transformed) last_transformed = k;
+    }
+    // A unit: everything up to the last transformed dimension (whole transforms); the rest, M
+    // units one after the other.
+    Index unit = 1, units = 1;
+    std::vector<fftw_iodim64> inner;
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      if (k <= last_transformed) {
+        unit *= all[k].d.n;
+        if (!all[k].transformed) inner.push_back(all[k].d);
+      } else {
+        units *= all[k].d.n;
+      }
+    }
+    const std::ptrdiff_t bytes = static_cast<std::ptrdiff_t>(sizeof(typename Api::complex));
+    const std::ptrdiff_t unit_bytes = unit * bytes;
+    // Blocks of up to 128 KiB (a core's L2 holds one and its FFT's working set), whole units;
+    // each block starts at the planning arrays' alignment (FFTW's SIMD: 16 bytes).
+    const Index per_block = std::max<Index>(1, Index(128 << 10) / unit_bytes);
+    if (units < 2 || unit_bytes % 16 != 0 || unit_bytes > (Index(2) << 20)) return;
+    const Index block = std::min(per_block, units), rest = units % block;
+    std::reverse(inner.begin(), inner.end());  // FFTW's loops: any order; coarsest first as above
+    auto block_plan = [&](Index count) {
+      std::vector<fftw_iodim64> block_loops{fftw_iodim64{count, unit, unit}};
+      block_loops.insert(block_loops.end(), inner.begin(), inner.end());
+      BatchGeometry in_place = g;
+      in_place.in_place = true;
+      return make(in_place, dims, block_loops, kinds_, plan_out, plan_out, flags);
+    };
+    Copied copied;
+    {
+      PlannerThreads<Api> planner(1);
+      copied.plan = block_plan(block);
+      try {
+        if (rest > 0) copied.rest_plan = block_plan(rest);
+      } catch (...) {
+        Api::destroy(copied.plan);
+        throw;
+      }
+    }
+    copied.blocks = units / block;
+    copied.block_bytes = block * unit_bytes;
+    copied.rest_bytes = rest * unit_bytes;
+    bool keep = rule == Forced::always;
+    if (!keep) {
+      const auto [fftw, by_copy] = best_seconds_alternating(
+          1, 3, [&] { run_fftw(plan_in, plan_out); }, [&] { run_copied(copied, plan_in, plan_out); });
+      keep = by_copy < fftw;
+    }
+    if (keep) {
+      copied_ = copied;
+    } else {
+      Api::destroy(copied.plan);
+      if (copied.rest_plan) Api::destroy(copied.rest_plan);
+    }
+  }
+
+  // The batch as blocks: each copied from the input into the output, then transformed there in place.
+  struct Copied {
+    typename Api::plan plan = nullptr, rest_plan = nullptr;  // a block; the last, shorter one
+    Index blocks = 0;
+    std::ptrdiff_t block_bytes = 0, rest_bytes = 0;
+  };
+
+  void run_copied(const Copied& c, const void* in, void* out) const {
+    const char* from = static_cast<const char*>(in);
+    char* to = static_cast<char*>(out);
+    for (Index k = 0; k < c.blocks; ++k, from += c.block_bytes, to += c.block_bytes) {
+      std::memcpy(to, from, static_cast<std::size_t>(c.block_bytes));
+      run(c.plan, to, to);
+    }
+    if (c.rest_plan) {
+      std::memcpy(to, from, static_cast<std::size_t>(c.rest_bytes));
+      run(c.rest_plan, to, to);
     }
   }
 
@@ -235,8 +355,11 @@ class FftwBatch final : public FftBatch {
     if (primary_) Api::destroy(primary_);
     if (unaligned_) Api::destroy(unaligned_);
     for (const Part& part : parts_) Api::destroy(part.plan);
+    if (copied_.plan) Api::destroy(copied_.plan);
+    if (copied_.rest_plan) Api::destroy(copied_.rest_plan);
     primary_ = unaligned_ = nullptr;
     parts_.clear();
+    copied_ = Copied{};
   }
 
   // FFTW's plan of the whole batch on arrays of the planning arrays' alignment: split over
@@ -452,6 +575,7 @@ class FftwBatch final : public FftBatch {
   typename Api::plan unaligned_ = nullptr;
   std::vector<Part> parts_;  // the batch split over threads, when that was faster
   std::unique_ptr<FftwColumns<Api>> columns_;  // run instead of the plans above, when set
+  Copied copied_;  // run instead of primary_ (aligned arrays), when its plan is set
   // A batch run transform by transform: primary_ is the plan for one element of the outermost
   // loop, run blocks_ times this many bytes further on each side.
   Index blocks_ = 1;
