@@ -20,12 +20,14 @@
 //                                              measured plan for the batch, planned three times
 //                                              (its wisdom forgotten in between), and estimated,
 //                                              against the columns of src/backend/fftw_columns.hpp
-//   volfft-fftw-passes copied lines|planes N M M lines of N points (or M planes of N x N), c2c
-//                                              backward out of place: FFTW's plan of the batch
-//                                              (planes: one plane at a time, touched), its
-//                                              in-place plan, and blocks of up to 128 KiB (a
-//                                              plane) copied into the output and transformed
-//                                              there in place (src/backend/fftw_batch.cpp)
+//   volfft-fftw-passes copied c2c|r2c lines|planes N M
+//                                              M lines of N points (or M planes of N x N), c2c
+//                                              backward or r2c, out of place: FFTW's plan of the
+//                                              batch (planes: one plane at a time, c2c's
+//                                              touched), against blocks of up to 128 KiB (a
+//                                              plane) copied into the output (r2c: its padded
+//                                              rows) and transformed there in place
+//                                              (src/backend/fftw_batch.cpp)
 //   volfft-fftw-passes one-rank-r2c N          r2c/c2r N^3 both directions, out of place (the
 //                                              input kept) and in place: FFTW's 3-D plans
 //                                              against planes one by one and axis 0 (what
@@ -89,7 +91,7 @@ void compare(const std::vector<std::pair<std::string, std::function<void()>>>& w
 int usage() {
   std::fprintf(stderr,
                "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | columns N | "
-               "one-rank N | one-rank-r2c N | copied lines|planes N M\n");
+               "one-rank N | one-rank-r2c N | copied c2c|r2c lines|planes N M\n");
   return 2;
 }
 
@@ -243,43 +245,62 @@ int main(int argc, char** argv) {
       }
     return 0;
   }
-  if (mode == "copied" && argc == 5) {
-    const std::string kind = argv[2];
-    if (kind != "lines" && kind != "planes") return usage();
-    const int n = static_cast<int>(arg(argv, 3)), m = static_cast<int>(arg(argv, 4));
-    const bool planes = kind == "planes";
-    const std::size_t unit = planes ? std::size_t(n) * n : std::size_t(n), all = unit * m;
-    const std::size_t block = std::max<std::size_t>(1, (std::size_t(128) << 10) / (unit * sizeof(fftw_complex)));
+  if (mode == "copied" && argc == 6) {
+    const std::string kind = argv[2], shape = argv[3];
+    if ((kind != "c2c" && kind != "r2c") || (shape != "lines" && shape != "planes")) return usage();
+    const int n = static_cast<int>(arg(argv, 4)), m = static_cast<int>(arg(argv, 5)), h = n / 2 + 1;
+    const bool planes = shape == "planes", r2c = kind == "r2c";
+    // A unit (a line or a plane): its values on the input side (complex, or reals), its complex
+    // values on the output side, its rows (of n input values).
+    const int rows = planes ? n : 1, row_out = r2c ? h : n;
+    const std::size_t unit_in = std::size_t(rows) * n, unit_out = std::size_t(rows) * row_out;
+    const std::size_t block = std::max<std::size_t>(1, (std::size_t(128) << 10) / (unit_out * sizeof(fftw_complex)));
     if (m % block != 0) {
       std::fprintf(stderr, "volfft-fftw-passes: M must be a multiple of %zu (the units in a block)\n", block);
       return 2;
     }
-    fftw_complex* in = fftw_alloc_complex(all);
-    fftw_complex* out = fftw_alloc_complex(all);
-    const int rank = planes ? 2 : 1, dims[2] = {n, n}, count = static_cast<int>(planes ? 1 : m);
-    const int u = static_cast<int>(unit), b = static_cast<int>(block);
-    fftw_plan oop = fftw_plan_many_dft(rank, dims, count, in, nullptr, 1, u, out, nullptr, 1, u, FFTW_BACKWARD, measure);
-    fftw_plan ip = fftw_plan_many_dft(rank, dims, planes ? 1 : m, out, nullptr, 1, u, out, nullptr, 1, u, FFTW_BACKWARD,
-                                      measure);
-    fftw_plan ip_block = fftw_plan_many_dft(rank, dims, b, out, nullptr, 1, u, out, nullptr, 1, u, FFTW_BACKWARD, measure);
-    for (std::size_t i = 0; i < all; ++i) in[i][0] = double(i % 7) * 0.1, in[i][1] = double(i % 3) * 0.2;
-    std::printf("c2c backward, %d %s of %d%s, out of place (blocks of %zu)\n", m, kind.c_str(), n,
-                planes ? "^2" : " points", block);
-    compare({{planes ? "FFTW, plane by plane, touched" : "FFTW's plan of the batch", [&] {
+    fftw_complex* in = fftw_alloc_complex(unit_in * m);  // reals for r2c: half of it used
+    fftw_complex* out = fftw_alloc_complex(unit_out * m);
+    double* in_re = reinterpret_cast<double*>(in);
+    double* out_re = reinterpret_cast<double*>(out);
+    const int rank = planes ? 2 : 1, dims[2] = {n, n}, count = planes ? 1 : m, b = static_cast<int>(block);
+    const int ui = static_cast<int>(unit_in), uo = static_cast<int>(unit_out);
+    const int padded[2] = {n, 2 * h};  // in place: FFTW's padded rows (the output's complex rows)
+    auto plan = [&](int howmany, bool in_place) {
+      if (!r2c)
+        return fftw_plan_many_dft(rank, dims, howmany, in_place ? out : in, nullptr, 1, in_place ? uo : ui, out,
+                                  nullptr, 1, uo, FFTW_BACKWARD, measure);
+      if (in_place)
+        return fftw_plan_many_dft_r2c(rank, dims, howmany, out_re, planes ? padded : padded + 1, 1, 2 * uo, out,
+                                      nullptr, 1, uo, measure);
+      return fftw_plan_many_dft_r2c(rank, dims, howmany, in_re, nullptr, 1, ui, out, nullptr, 1, uo, measure);
+    };
+    fftw_plan oop = plan(count, false), ip_block = plan(b, true);
+    if (r2c) for (std::size_t i = 0; i < unit_in * m; ++i) in_re[i] = double(i % 7) * 0.1;
+    else for (std::size_t i = 0; i < unit_in * m; ++i) in[i][0] = double(i % 7) * 0.1, in[i][1] = double(i % 3) * 0.2;
+    std::printf("%s, %d %s of %d%s, out of place (blocks of %zu)\n", r2c ? "r2c" : "c2c backward", m, shape.c_str(),
+                n, planes ? "^2" : " points", block);
+    compare({{!planes ? "FFTW's plan of the batch" : r2c ? "FFTW, plane by plane" : "FFTW, plane by plane, touched", [&] {
                 if (!planes) return fftw_execute(oop);
                 for (int p = 0; p < m; ++p) {
-                  touch(in + p * unit, unit * sizeof(fftw_complex));
-                  fftw_execute_dft(oop, in + p * unit, out + p * unit);
+                  if (r2c) {
+                    fftw_execute_dft_r2c(oop, in_re + p * unit_in, out + p * unit_out);
+                  } else {
+                    touch(in + p * unit_in, unit_in * sizeof(fftw_complex));
+                    fftw_execute_dft(oop, in + p * unit_in, out + p * unit_out);
+                  }
                 }
               }},
-             {"FFTW in place (no copy)", [&] {
-                if (!planes) return fftw_execute(ip);
-                for (int p = 0; p < m; ++p) fftw_execute_dft(ip, out + p * unit, out + p * unit);
-              }},
              {"blocks copied, then in place", [&] {
-                for (std::size_t k = 0; k < all; k += unit * block) {
-                  std::memcpy(out + k, in + k, unit * block * sizeof(fftw_complex));
-                  fftw_execute_dft(ip_block, out + k, out + k);
+                for (std::size_t k = 0; k < std::size_t(m); k += block) {
+                  if (r2c) {
+                    for (std::size_t r = 0; r < block * rows; ++r)
+                      std::memcpy(out_re + (k * rows + r) * 2 * h, in_re + (k * rows + r) * n, n * sizeof(double));
+                    fftw_execute_dft_r2c(ip_block, out_re + k * unit_out * 2, out + k * unit_out);
+                  } else {
+                    std::memcpy(out + k * unit_out, in + k * unit_in, unit_in * block * sizeof(fftw_complex));
+                    fftw_execute_dft(ip_block, out + k * unit_out, out + k * unit_out);
+                  }
                 }
               }}});
     return 0;

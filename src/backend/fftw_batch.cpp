@@ -237,29 +237,34 @@ class FftwBatch final : public FftBatch {
     plan_copied(g, dims, loops, threads, effort, plan_in, plan_out, flags);
   }
 
-  // An out-of-place c2c batch may run as blocks copied from the input into the output and
-  // transformed there in place, each block in cache. FFTW's out-of-place plans of such batches
-  // ran slower than copying and then its in-place plans, on the Zen 5 VM of docs/performance.md
-  // (`volfft-fftw-passes copied lines|planes N M`: FFTW 3.3.10, measure, one process, the cache
-  // flushed between calls; FFTW's plan / blocks of up to 128 KiB copied, then in place):
-  // 32768 lines of 256 points 22.0 / 13.4 ms, 16384 of 128 6.7 / 2.9, 65536 of 64 6.3 / 5.5; one
-  // plane at a time (touched, as run_fftw runs them) 128 of 256^2 31.5 / 29.5, 128 of 128^2
-  // 6.4 / 5.1, 512 of 64^2 6.6 / 4.5. In the np 2 bench (c2c double 256^3) the backward's first
-  // stage, lines of 256 from the input into the plan's buffer, took 14.9-15.8 ms against
-  // 24.0-24.8. It needs both sides in one dense layout (equal strides, no gaps: a block is then
-  // one memcpy) and at least two units (whole transforms); one thread (a batch split over
-  // threads runs parts of its own). Chosen by timing both on the planning arrays (effort measure
-  // or patient; VOLFFT_TEST_COPY_IN_PLACE forces it either way); effort estimate keeps FFTW's
-  // plan.
+  // An out-of-place c2c or r2c batch may run as blocks copied from the input into the output and
+  // transformed there in place, each block in cache (an r2c's real rows copied into the padded
+  // rows FFTW's in-place r2c reads: the output's complex rows). FFTW's out-of-place plans of such
+  // batches ran slower than copying and then its in-place plans, on the Zen 5 VM of
+  // docs/performance.md (`volfft-fftw-passes copied KIND lines|planes N M`: FFTW 3.3.10, measure,
+  // one process, the cache flushed between calls; FFTW's plan / blocks of up to 128 KiB copied,
+  // then in place): c2c 32768 lines of 256 points 22.0 / 13.4 ms, 16384 of 128 6.7 / 2.9, 65536
+  // of 64 6.3 / 5.5; one plane at a time (touched, as run_fftw runs them) 128 of 256^2 31.5 /
+  // 29.5, 128 of 128^2 6.4 / 5.1, 512 of 64^2 6.6 / 4.5; r2c 32760 lines of 256 13.2 / 9.1,
+  // 128 planes of 256^2 13.5-14.8 / 13.8-13.9, 16380 lines of 128 2.0 / 2.3 (where the timing
+  // keeps FFTW's plan), 128 planes of 128^2 alike (3.0 / 2.9). In the np 2 bench (c2c double 256^3)
+  // the backward's first stage, lines of 256 from the input into the plan's buffer, took
+  // 14.9-15.8 ms against 24.0-24.8. It needs each side in a dense layout of its own (no gaps: a
+  // block is then one memcpy, an r2c's a memcpy a row) with the axes in the same order, and at
+  // least two units (whole transforms); one thread (a batch split over threads runs parts of its
+  // own). Chosen by timing both on the planning arrays (effort measure or patient;
+  // VOLFFT_TEST_COPY_IN_PLACE forces it either way); effort estimate keeps FFTW's plan.
   void plan_copied(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
                    const std::vector<fftw_iodim64>& loops, int threads, Effort effort, void* plan_in,
                    void* plan_out, unsigned flags) {
     const Forced rule = forced("VOLFFT_TEST_COPY_IN_PLACE");
+    const bool r2c = g.transform == Transform::r2c;
     const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
-    if (!c2c || g.in_place || threads != 1 || !parts_.empty() || rule == Forced::never ||
+    if (!(c2c || r2c) || g.in_place || threads != 1 || !parts_.empty() || rule == Forced::never ||
         (rule == Forced::no && effort == Effort::estimate))
       return;
-    // Every dimension and loop, finest stride first; dense: strides 1, n0, n0 n1, ... on both sides.
+    // Every dimension and loop, finest stride first. Dense: input strides 1, n0, n0 n1, ... and
+    // output strides the same with an r2c's halved row (its last dimension: stride 1 on both sides).
     struct Entry {
       fftw_iodim64 d;
       bool transformed;
@@ -269,39 +274,49 @@ class FftwBatch final : public FftBatch {
     for (const fftw_iodim64& d : loops)
       if (d.n > 1) all.push_back({d, false});
     std::sort(all.begin(), all.end(), [](const Entry& x, const Entry& y) { return x.d.is < y.d.is; });
-    Index stride = 1;
+    const Index row = r2c ? dims.back().n : 1;  // reals in an r2c's row; its complex row: row / 2 + 1
+    if (r2c && (all.empty() || all.front().d.is != 1 || all.front().d.os != 1 || all.front().d.n != row)) return;
+    Index in_stride = 1, out_stride = 1;
     std::size_t last_transformed = 0;
     for (std::size_t k = 0; k < all.size(); ++k) {
-      if (all[k].d.is != stride || all[k].d.os != stride) return;
-      stride *= all[k].d.n;
+      if (all[k].d.is != in_stride || all[k].d.os != out_stride) return;
+      const bool halved = r2c && k == 0;
+      in_stride *= all[k].d.n;
+      out_stride *= halved ? row / 2 + 1 : all[k].d.n;
       if (all[k].transformed) last_transformed = k;
     }
-    // A unit: everything up to the last transformed dimension (whole transforms); the rest, M
-    // units one after the other.
+    // A unit: everything up to the last transformed dimension (whole transforms), `unit` values
+    // on the output side (complex); the rest, `units` units one after the other.
     Index unit = 1, units = 1;
     std::vector<fftw_iodim64> inner;
     for (std::size_t k = 0; k < all.size(); ++k) {
       if (k <= last_transformed) {
-        unit *= all[k].d.n;
+        unit *= r2c && k == 0 ? row / 2 + 1 : all[k].d.n;
         if (!all[k].transformed) inner.push_back(all[k].d);
       } else {
         units *= all[k].d.n;
       }
     }
-    const std::ptrdiff_t bytes = static_cast<std::ptrdiff_t>(sizeof(typename Api::complex));
-    const std::ptrdiff_t unit_bytes = unit * bytes;
+    const std::ptrdiff_t complex_bytes = static_cast<std::ptrdiff_t>(sizeof(typename Api::complex));
+    const std::ptrdiff_t real_bytes = static_cast<std::ptrdiff_t>(sizeof(typename Api::real));
+    const std::ptrdiff_t unit_bytes = unit * complex_bytes;
     // Blocks of up to 128 KiB (a core's L2 holds one and its FFT's working set), whole units;
     // each block starts at the planning arrays' alignment (FFTW's SIMD: 16 bytes).
     const Index per_block = std::max<Index>(1, Index(128 << 10) / unit_bytes);
     if (units < 2 || unit_bytes % 16 != 0 || unit_bytes > (Index(2) << 20)) return;
     const Index block = std::min(per_block, units), rest = units % block;
+    // The in-place plan of a block: its dimensions on the output's layout (an r2c's real side
+    // in the output's padded rows: strides of two reals a complex value, the row's own 1).
+    std::vector<fftw_iodim64> block_dims = dims;
+    for (fftw_iodim64& d : block_dims) d.is = r2c && d.os != 1 ? 2 * d.os : d.os;
     std::reverse(inner.begin(), inner.end());  // FFTW's loops: any order; coarsest first as above
     auto block_plan = [&](Index count) {
       std::vector<fftw_iodim64> block_loops{fftw_iodim64{count, unit, unit}};
-      block_loops.insert(block_loops.end(), inner.begin(), inner.end());
+      for (const fftw_iodim64& d : inner) block_loops.push_back(fftw_iodim64{d.n, r2c ? 2 * d.os : d.os, d.os});
+      block_loops.front().is = r2c ? 2 * unit : unit;
       BatchGeometry in_place = g;
       in_place.in_place = true;
-      return make(in_place, dims, block_loops, kinds_, plan_out, plan_out, flags);
+      return make(in_place, block_dims, block_loops, kinds_, plan_out, plan_out, flags);
     };
     Copied copied;
     {
@@ -315,8 +330,20 @@ class FftwBatch final : public FftBatch {
       }
     }
     copied.blocks = units / block;
-    copied.block_bytes = block * unit_bytes;
-    copied.rest_bytes = rest * unit_bytes;
+    copied.out_block_bytes = block * unit_bytes;
+    if (r2c) {
+      const Index rows_per_unit = unit / (row / 2 + 1);
+      copied.rows = block * rows_per_unit;
+      copied.rest_rows = rest * rows_per_unit;
+      copied.row_bytes = copied.rest_row_bytes = copied.in_row_bytes = row * real_bytes;
+      copied.out_row_bytes = (row / 2 + 1) * complex_bytes;
+      copied.in_block_bytes = copied.rows * copied.in_row_bytes;
+    } else {
+      copied.rows = 1;
+      copied.rest_rows = rest > 0 ? 1 : 0;
+      copied.row_bytes = copied.in_block_bytes = copied.out_block_bytes;
+      copied.rest_row_bytes = rest * unit_bytes;
+    }
     bool keep = rule == Forced::always;
     if (!keep) {
       const auto [fftw, by_copy] = best_seconds_alternating(
@@ -331,22 +358,30 @@ class FftwBatch final : public FftBatch {
     }
   }
 
-  // The batch as blocks: each copied from the input into the output, then transformed there in place.
+  // The batch as blocks: each copied from the input into the output, row by row (`rows` rows of
+  // `row_bytes`, `in_row_bytes` and `out_row_bytes` apart; a c2c block is one row), then
+  // transformed there in place; the last block may be shorter (`rest_plan`, `rest_rows` rows of
+  // `rest_row_bytes`).
   struct Copied {
-    typename Api::plan plan = nullptr, rest_plan = nullptr;  // a block; the last, shorter one
-    Index blocks = 0;
-    std::ptrdiff_t block_bytes = 0, rest_bytes = 0;
+    typename Api::plan plan = nullptr, rest_plan = nullptr;
+    Index blocks = 0, rows = 0, rest_rows = 0;
+    std::ptrdiff_t in_block_bytes = 0, out_block_bytes = 0;
+    std::ptrdiff_t row_bytes = 0, rest_row_bytes = 0, in_row_bytes = 0, out_row_bytes = 0;
   };
 
   void run_copied(const Copied& c, const void* in, void* out) const {
     const char* from = static_cast<const char*>(in);
     char* to = static_cast<char*>(out);
-    for (Index k = 0; k < c.blocks; ++k, from += c.block_bytes, to += c.block_bytes) {
-      std::memcpy(to, from, static_cast<std::size_t>(c.block_bytes));
+    auto copy = [&](Index rows, std::ptrdiff_t bytes) {
+      for (Index r = 0; r < rows; ++r)
+        std::memcpy(to + r * c.out_row_bytes, from + r * c.in_row_bytes, static_cast<std::size_t>(bytes));
+    };
+    for (Index k = 0; k < c.blocks; ++k, from += c.in_block_bytes, to += c.out_block_bytes) {
+      copy(c.rows, c.row_bytes);
       run(c.plan, to, to);
     }
     if (c.rest_plan) {
-      std::memcpy(to, from, static_cast<std::size_t>(c.rest_bytes));
+      copy(c.rest_rows, c.rest_row_bytes);
       run(c.rest_plan, to, to);
     }
   }

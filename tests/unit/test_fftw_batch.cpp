@@ -346,45 +346,54 @@ void columns_match_fftw() {
 
 namespace {
 
-// An out-of-place c2c batch run as blocks copied into the output and transformed there
+// An out-of-place c2c or r2c batch run as blocks copied into the output and transformed there
 // (VOLFFT_TEST_COPY_IN_PLACE=1) against FFTW's plan of the same batch (=0): C-order arrays of
-// `extent` on both sides, `axes` transformed. Where `taken`, the copied way must be the one run
-// (way()), give FFTW's values and leave the input as it was; where not (a layout it cannot
-// copy), FFTW's plan runs even when told.
+// `extent` (r2c: the real extent; its output's rows n / 2 + 1), the output's strides `strides`
+// (complex values; default C order), `axes` transformed. Where `taken`, the copied way must be the
+// one run (way()), give FFTW's values and leave the input as it was; where not (a layout it
+// cannot copy), FFTW's plan runs even when told.
 template <class Real>
 void check_copied(Transform transform, std::array<Index, 3> extent, std::vector<int> axes, bool taken,
                   std::array<Index, 3> strides = {0, 0, 0}) {
   const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
   using Value = std::complex<Real>;
-  if (strides[2] == 0) strides = {extent[1] * extent[2], extent[2], 1};
+  const bool r2c = transform == Transform::r2c;
+  std::array<Index, 3> complex_extent = extent;
+  if (r2c) complex_extent[2] = extent[2] / 2 + 1;
+  if (strides[2] == 0) strides = {complex_extent[1] * complex_extent[2], complex_extent[2], 1};
   BatchGeometry g;
-  g.extent = extent;
+  g.extent = complex_extent;
+  g.real_length = extent[2];
   g.axes = axes;
   g.transform = transform;
-  g.in_strides = g.out_strides = strides;
-  const std::size_t values = static_cast<std::size_t>(extent[0] * strides[0]);
-  std::vector<Value> original(values);
-  for (std::size_t k = 0; k < values; ++k) original[k] = Value(Real(std::sin(0.37 * double(k))), Real(0.1 * double(k % 7)));
-  std::vector<Value> results[2];
+  g.in_strides = r2c ? std::array<Index, 3>{extent[1] * extent[2], extent[2], 1} : strides;
+  g.out_strides = strides;
+  // Input and output, in reals.
+  const std::size_t in_reals = static_cast<std::size_t>(r2c ? extent[0] * extent[1] * extent[2] : 2 * extent[0] * strides[0]);
+  const std::size_t out_reals = static_cast<std::size_t>(2 * complex_extent[0] * strides[0]);
+  std::vector<Real> original(in_reals);
+  for (std::size_t k = 0; k < in_reals; ++k) original[k] = Real(std::sin(0.37 * double(k)) + 0.1 * double(k % 7));
+  std::vector<Real> results[2];
   std::ostringstream what;
-  what << (transform == Transform::c2c_forward ? "forward" : "backward") << " " << sizeof(Real) * 8 << "-bit extent "
-       << extent[0] << "x" << extent[1] << "x" << extent[2] << " over " << axes.size() << " axes";
+  const char* names[] = {"c2c forward", "c2c backward", "r2c", "c2r", "r2r"};
+  what << names[static_cast<int>(transform)] << " " << sizeof(Real) * 8 << "-bit extent " << extent[0] << "x"
+       << extent[1] << "x" << extent[2] << " over " << axes.size() << " axes";
   for (int copied : {0, 1}) {
     setenv("VOLFFT_TEST_COPY_IN_PLACE", copied ? "1" : "0", 1);
     setenv("VOLFFT_TEST_COLUMNS", "0", 1);
-    std::vector<Value> plan_in(values), plan_out(values);
+    std::vector<Value> plan_in(in_reals / 2 + 1), plan_out(out_reals / 2);
     auto batch = make_fftw_batch(precision, g, Effort::estimate, 1, plan_in.data(), plan_out.data(), false);
     unsetenv("VOLFFT_TEST_COPY_IN_PLACE");
     unsetenv("VOLFFT_TEST_COLUMNS");
     const std::string expected = copied && taken ? "copied" : "fftw";
     CHECK_MSG(batch->way() == expected, what.str() << ": runs as " << batch->way() << ", expected " << expected);
-    std::vector<Value> in = original, out(values, Value(-7));
+    std::vector<Real> in = original, out(out_reals, Real(-7));
     batch->execute(in.data(), out.data());
     CHECK_MSG(in == original, what.str() << ": an out-of-place batch changed its input");
     results[copied] = out;
   }
   double diff = 0, norm = 0;
-  for (std::size_t k = 0; k < values; ++k) {
+  for (std::size_t k = 0; k < out_reals; ++k) {
     diff = std::max(diff, double(std::abs(results[0][k] - results[1][k])));
     norm = std::max(norm, double(std::abs(results[0][k])));
   }
@@ -396,11 +405,11 @@ void check_copied(Transform transform, std::array<Index, 3> extent, std::vector<
 }  // namespace
 
 // Lines along the contiguous axis (one block, and many with a shorter last block: 64 KiB planes
-// of 64^2 at two a block over 5), 2-D planes, all three axes of a small array, odd and prime
-// lengths, both directions and precisions. Not taken: lines along a strided axis (the block would
-// not hold whole transforms), rows padded in their array (a gap between rows: a block's copy
-// would write it), float lines of odd length (a block of 40 bytes would not keep FFTW's 16-byte
-// alignment), a single unit (nothing to block).
+// of 64^2 at two a block over 5), 2-D planes, odd and prime lengths, both directions and
+// precisions, and r2c (real rows into the output's padded rows). Not taken: lines along a strided
+// axis (the block would not hold whole transforms), rows padded in their array (a gap between
+// rows: a block's copy would write it), float lines of odd length (a block of 40 bytes would not
+// keep FFTW's 16-byte alignment), a single unit (nothing to block).
 void copied_blocks_match_fftw() {
   for (Transform t : {Transform::c2c_forward, Transform::c2c_backward}) {
     check_copied<double>(t, {7, 5, 6}, {2}, true);
@@ -414,6 +423,15 @@ void copied_blocks_match_fftw() {
     check_copied<float>(t, {4, 6, 5}, {2}, false);
     check_copied<double>(t, {1, 6, 8}, {1, 2}, false);
   }
+  const Transform r2c = Transform::r2c;
+  check_copied<double>(r2c, {7, 5, 6}, {2}, true);
+  check_copied<double>(r2c, {3, 5, 7}, {2}, true);  // odd rows: 7 reals into rows of 4 complex
+  check_copied<double>(r2c, {5, 64, 64}, {1, 2}, true);  // 33 KiB planes: blocks of 3, rest 2
+  check_copied<double>(r2c, {3, 17, 13}, {1, 2}, true);
+  check_copied<float>(r2c, {600, 2, 126}, {2}, true);  // 1200 rows of 64 complex: blocks of 256, rest 176
+  check_copied<float>(r2c, {4, 6, 5}, {2}, false);  // rows of 3 complex floats: 24 bytes
+  check_copied<double>(r2c, {4, 6, 8}, {2}, false, {60, 10, 1});  // rows of 5 in 10
+  check_copied<double>(r2c, {2, 3, 6}, {0, 2}, false);
 }
 
 #if defined(VOLFFT_HAVE_OPENMP)
