@@ -329,7 +329,7 @@ def plot_matrix(table: List[Dict[str, Any]], path: str) -> None:
     import matplotlib.pyplot as plt
 
     series = plot_series(table)
-    labels = [f"{row['kind']} {row['n']}^3\nnp {row['np']}" for row in table]
+    labels = [f"{row['kind']} {row['precision']}\n{row['n']}^3 np {row['np']}" for row in table]
     width = 0.8 / len(series)
     figure, axes = plt.subplots(figsize=(max(6.0, 0.9 * len(table) + 2), 4.5))
     for k, (name, key, low, high) in enumerate(series):

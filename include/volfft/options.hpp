@@ -55,8 +55,10 @@ enum class BatchLayout {
 /// FFTW planner effort for the plan's FFT batches. With measure and patient the planning also
 /// times, on its planning arrays, the ways a batch or stage can run and keeps the faster: a strided
 /// batch as columns or as FFTW's plan, a threaded batch split over the threads or FFTW's threads,
-/// and at one rank a c2c's one 3-D plan or axis 0 and then the planes, where its arrays are up to
-/// 8 times the last-level cache (beyond, the split; docs/performance.md).
+/// an out-of-place c2c or r2c batch as FFTW's out-of-place plan or as blocks copied into the
+/// output and transformed there in place, and at one rank a c2c's one 3-D plan or axis 0 and then
+/// the planes, where its arrays are up to 8 times the last-level cache (beyond, the split;
+/// docs/performance.md).
 /// estimate decides these by rule and measures nothing (Backend::automatic still times the
 /// backends).
 enum class Effort { estimate, measure, patient };

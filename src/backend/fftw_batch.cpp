@@ -234,7 +234,7 @@ class FftwBatch final : public FftBatch {
         return;
       }
     }
-    plan_copied(g, dims, loops, threads, effort, plan_in, plan_out, flags);
+    plan_copied(g, dims, loops, effort, plan_in, plan_out, flags);
   }
 
   // An out-of-place c2c or r2c batch may run as blocks copied from the input into the output and
@@ -251,17 +251,17 @@ class FftwBatch final : public FftBatch {
   // the backward's first stage, lines of 256 from the input into the plan's buffer, took
   // 14.9-15.8 ms against 24.0-24.8. It needs each side in a dense layout of its own (no gaps: a
   // block is then one memcpy, an r2c's a memcpy a row) with the axes in the same order, and at
-  // least two units (whole transforms); one thread (a batch split over threads runs parts of its
-  // own). Chosen by timing both on the planning arrays (effort measure or patient;
+  // least two units (whole transforms); with threads, each takes a share of the blocks, timed
+  // against FFTW's threads or the split over threads (plan_split). Chosen by timing both on the
+  // planning arrays (effort measure or patient;
   // VOLFFT_TEST_COPY_IN_PLACE forces it either way); effort estimate keeps FFTW's plan.
   void plan_copied(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
-                   const std::vector<fftw_iodim64>& loops, int threads, Effort effort, void* plan_in,
-                   void* plan_out, unsigned flags) {
+                   const std::vector<fftw_iodim64>& loops, Effort effort, void* plan_in, void* plan_out,
+                   unsigned flags) {
     const Forced rule = forced("VOLFFT_TEST_COPY_IN_PLACE");
     const bool r2c = g.transform == Transform::r2c;
     const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
-    if (!(c2c || r2c) || g.in_place || threads != 1 || !parts_.empty() || rule == Forced::never ||
-        (rule == Forced::no && effort == Effort::estimate))
+    if (!(c2c || r2c) || g.in_place || rule == Forced::never || (rule == Forced::no && effort == Effort::estimate))
       return;
     // Every dimension and loop, finest stride first. Dense: input strides 1, n0, n0 n1, ... and
     // output strides the same with an r2c's halved row (its last dimension: stride 1 on both sides).
@@ -369,21 +369,27 @@ class FftwBatch final : public FftBatch {
     std::ptrdiff_t row_bytes = 0, rest_row_bytes = 0, in_row_bytes = 0, out_row_bytes = 0;
   };
 
+  // With threads, each thread takes a share of the blocks (FFTW's execute is thread-safe on
+  // distinct arrays, the same plan or not).
   void run_copied(const Copied& c, const void* in, void* out) const {
-    const char* from = static_cast<const char*>(in);
-    char* to = static_cast<char*>(out);
-    auto copy = [&](Index rows, std::ptrdiff_t bytes) {
-      for (Index r = 0; r < rows; ++r)
-        std::memcpy(to + r * c.out_row_bytes, from + r * c.in_row_bytes, static_cast<std::size_t>(bytes));
+    const Index total = c.blocks + (c.rest_plan ? 1 : 0);
+    auto one_block = [&](Index k) {
+      const char* from = static_cast<const char*>(in) + k * c.in_block_bytes;
+      char* to = static_cast<char*>(out) + k * c.out_block_bytes;
+      const bool last = k == c.blocks;  // the shorter one
+      const Index rows = last ? c.rest_rows : c.rows;
+      const std::size_t bytes = static_cast<std::size_t>(last ? c.rest_row_bytes : c.row_bytes);
+      for (Index r = 0; r < rows; ++r) std::memcpy(to + r * c.out_row_bytes, from + r * c.in_row_bytes, bytes);
+      run(last ? c.rest_plan : c.plan, to, to);
     };
-    for (Index k = 0; k < c.blocks; ++k, from += c.in_block_bytes, to += c.out_block_bytes) {
-      copy(c.rows, c.row_bytes);
-      run(c.plan, to, to);
+#if defined(VOLFFT_HAVE_OPENMP)
+    if (threads_ > 1) {
+#pragma omp parallel for schedule(static) num_threads(threads_)
+      for (Index k = 0; k < total; ++k) one_block(k);
+      return;
     }
-    if (c.rest_plan) {
-      copy(c.rest_rows, c.rest_row_bytes);
-      run(c.rest_plan, to, to);
-    }
+#endif
+    for (Index k = 0; k < total; ++k) one_block(k);
   }
 
   void release_fftw_plans() {

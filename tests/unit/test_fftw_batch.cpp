@@ -354,7 +354,7 @@ namespace {
 // cannot copy), FFTW's plan runs even when told.
 template <class Real>
 void check_copied(Transform transform, std::array<Index, 3> extent, std::vector<int> axes, bool taken,
-                  std::array<Index, 3> strides = {0, 0, 0}) {
+                  std::array<Index, 3> strides = {0, 0, 0}, int threads = 1) {
   const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
   using Value = std::complex<Real>;
   const bool r2c = transform == Transform::r2c;
@@ -377,12 +377,12 @@ void check_copied(Transform transform, std::array<Index, 3> extent, std::vector<
   std::ostringstream what;
   const char* names[] = {"c2c forward", "c2c backward", "r2c", "c2r", "r2r"};
   what << names[static_cast<int>(transform)] << " " << sizeof(Real) * 8 << "-bit extent " << extent[0] << "x"
-       << extent[1] << "x" << extent[2] << " over " << axes.size() << " axes";
+       << extent[1] << "x" << extent[2] << " over " << axes.size() << " axes at " << threads << " thread(s)";
   for (int copied : {0, 1}) {
     setenv("VOLFFT_TEST_COPY_IN_PLACE", copied ? "1" : "0", 1);
     setenv("VOLFFT_TEST_COLUMNS", "0", 1);
     std::vector<Value> plan_in(in_reals / 2 + 1), plan_out(out_reals / 2);
-    auto batch = make_fftw_batch(precision, g, Effort::estimate, 1, plan_in.data(), plan_out.data(), false);
+    auto batch = make_fftw_batch(precision, g, Effort::estimate, threads, plan_in.data(), plan_out.data(), false);
     unsetenv("VOLFFT_TEST_COPY_IN_PLACE");
     unsetenv("VOLFFT_TEST_COLUMNS");
     const std::string expected = copied && taken ? "copied" : "fftw";
@@ -432,6 +432,15 @@ void copied_blocks_match_fftw() {
   check_copied<float>(r2c, {4, 6, 5}, {2}, false);  // rows of 3 complex floats: 24 bytes
   check_copied<double>(r2c, {4, 6, 8}, {2}, false, {60, 10, 1});  // rows of 5 in 10
   check_copied<double>(r2c, {2, 3, 6}, {0, 2}, false);
+  // With threads each takes a share of the blocks (without OpenMP they run on one): blocks and a
+  // shorter last one shared by 2 and 3 threads, fewer blocks than threads.
+  for (int threads : {2, 3}) {
+    check_copied<double>(Transform::c2c_forward, {5, 64, 64}, {1, 2}, true, {0, 0, 0}, threads);
+    check_copied<float>(Transform::c2c_backward, {600, 2, 128}, {2}, true, {0, 0, 0}, threads);
+    check_copied<double>(r2c, {5, 64, 64}, {1, 2}, true, {0, 0, 0}, threads);
+    check_copied<float>(r2c, {600, 2, 126}, {2}, true, {0, 0, 0}, threads);
+    check_copied<double>(Transform::c2c_forward, {7, 5, 6}, {2}, true, {0, 0, 0}, threads);  // one block
+  }
 }
 
 #if defined(VOLFFT_HAVE_OPENMP)
