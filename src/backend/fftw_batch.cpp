@@ -268,19 +268,25 @@ class FftwBatch final : public FftBatch {
     struct Entry {
       fftw_iodim64 d;
       bool transformed;
+      bool row;  // an r2c's halved dimension (the last of dims)
     };
     std::vector<Entry> all;
-    for (const fftw_iodim64& d : dims) all.push_back({d, true});
+    for (std::size_t k = 0; k < dims.size(); ++k) all.push_back({dims[k], true, r2c && k + 1 == dims.size()});
     for (const fftw_iodim64& d : loops)
-      if (d.n > 1) all.push_back({d, false});
-    std::sort(all.begin(), all.end(), [](const Entry& x, const Entry& y) { return x.d.is < y.d.is; });
+      if (d.n > 1) all.push_back({d, false, false});
+    // Ties (a dimension of 1 beside another): the row first, where it must be.
+    std::sort(all.begin(), all.end(),
+              [](const Entry& x, const Entry& y) { return x.d.is < y.d.is || (x.d.is == y.d.is && x.row && !y.row); });
     const Index row = r2c ? dims.back().n : 1;  // reals in an r2c's row; its complex row: row / 2 + 1
-    if (r2c && (all.empty() || all.front().d.is != 1 || all.front().d.os != 1 || all.front().d.n != row)) return;
+    // The row itself, not some other entry of stride 1 on both sides and as long: interleaved
+    // fields (stride 1) as many as the row's 2 reals would pass the density check below (a complex
+    // row of 2 is as long as the real one), and the copy would lay the fields out as a row.
+    if (r2c && (all.empty() || !all.front().row || all.front().d.is != 1 || all.front().d.os != 1)) return;
     Index in_stride = 1, out_stride = 1;
     std::size_t last_transformed = 0;
     for (std::size_t k = 0; k < all.size(); ++k) {
       if (all[k].d.is != in_stride || all[k].d.os != out_stride) return;
-      const bool halved = r2c && k == 0;
+      const bool halved = all[k].row;
       in_stride *= all[k].d.n;
       out_stride *= halved ? row / 2 + 1 : all[k].d.n;
       if (all[k].transformed) last_transformed = k;
@@ -291,7 +297,7 @@ class FftwBatch final : public FftBatch {
     std::vector<fftw_iodim64> inner;
     for (std::size_t k = 0; k < all.size(); ++k) {
       if (k <= last_transformed) {
-        unit *= r2c && k == 0 ? row / 2 + 1 : all[k].d.n;
+        unit *= all[k].row ? row / 2 + 1 : all[k].d.n;
         if (!all[k].transformed) inner.push_back(all[k].d);
       } else {
         units *= all[k].d.n;
@@ -308,7 +314,8 @@ class FftwBatch final : public FftBatch {
     // The in-place plan of a block: its dimensions on the output's layout (an r2c's real side
     // in the output's padded rows: strides of two reals a complex value, the row's own 1).
     std::vector<fftw_iodim64> block_dims = dims;
-    for (fftw_iodim64& d : block_dims) d.is = r2c && d.os != 1 ? 2 * d.os : d.os;
+    for (std::size_t k = 0; k < block_dims.size(); ++k)
+      block_dims[k].is = r2c && k + 1 != block_dims.size() ? 2 * block_dims[k].os : block_dims[k].os;
     std::reverse(inner.begin(), inner.end());  // FFTW's loops: any order; coarsest first as above
     auto block_plan = [&](Index count) {
       std::vector<fftw_iodim64> block_loops{fftw_iodim64{count, unit, unit}};

@@ -346,38 +346,22 @@ void columns_match_fftw() {
 
 namespace {
 
-// An out-of-place c2c or r2c batch run as blocks copied into the output and transformed there
-// (VOLFFT_TEST_COPY_IN_PLACE=1) against FFTW's plan of the same batch (=0): C-order arrays of
-// `extent` (r2c: the real extent; its output's rows n / 2 + 1), the output's strides `strides`
-// (complex values; default C order), `axes` transformed. Where `taken`, the copied way must be the
-// one run (way()), give FFTW's values and leave the input as it was; where not (a layout it
-// cannot copy), FFTW's plan runs even when told.
+// A batch of geometry `g` (`in_reals` and `out_reals` reals on its two sides) run as blocks
+// copied into the output (VOLFFT_TEST_COPY_IN_PLACE=1) against FFTW's plan of it (=0): where
+// `taken`, the copied way must be the one run (way()), give FFTW's values and leave the input as it
+// was; where not (a layout it cannot copy), FFTW's plan runs even when told.
 template <class Real>
-void check_copied(Transform transform, std::array<Index, 3> extent, std::vector<int> axes, bool taken,
-                  std::array<Index, 3> strides = {0, 0, 0}, int threads = 1) {
+void compare_copied(const BatchGeometry& g, std::size_t in_reals, std::size_t out_reals, bool taken, int threads,
+                    const std::string& layout) {
   const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
   using Value = std::complex<Real>;
-  const bool r2c = transform == Transform::r2c;
-  std::array<Index, 3> complex_extent = extent;
-  if (r2c) complex_extent[2] = extent[2] / 2 + 1;
-  if (strides[2] == 0) strides = {complex_extent[1] * complex_extent[2], complex_extent[2], 1};
-  BatchGeometry g;
-  g.extent = complex_extent;
-  g.real_length = extent[2];
-  g.axes = axes;
-  g.transform = transform;
-  g.in_strides = r2c ? std::array<Index, 3>{extent[1] * extent[2], extent[2], 1} : strides;
-  g.out_strides = strides;
-  // Input and output, in reals.
-  const std::size_t in_reals = static_cast<std::size_t>(r2c ? extent[0] * extent[1] * extent[2] : 2 * extent[0] * strides[0]);
-  const std::size_t out_reals = static_cast<std::size_t>(2 * complex_extent[0] * strides[0]);
   std::vector<Real> original(in_reals);
   for (std::size_t k = 0; k < in_reals; ++k) original[k] = Real(std::sin(0.37 * double(k)) + 0.1 * double(k % 7));
   std::vector<Real> results[2];
   std::ostringstream what;
   const char* names[] = {"c2c forward", "c2c backward", "r2c", "c2r", "r2r"};
-  what << names[static_cast<int>(transform)] << " " << sizeof(Real) * 8 << "-bit extent " << extent[0] << "x"
-       << extent[1] << "x" << extent[2] << " over " << axes.size() << " axes at " << threads << " thread(s)";
+  what << names[static_cast<int>(g.transform)] << " " << sizeof(Real) * 8 << "-bit " << layout << " at " << threads
+       << " thread(s)";
   for (int copied : {0, 1}) {
     setenv("VOLFFT_TEST_COPY_IN_PLACE", copied ? "1" : "0", 1);
     setenv("VOLFFT_TEST_COLUMNS", "0", 1);
@@ -400,6 +384,58 @@ void check_copied(Transform transform, std::array<Index, 3> extent, std::vector<
   const double tol = (sizeof(Real) == 8 ? 1e-12 : 2e-5) * std::max(norm, 1.0);
   CHECK_MSG(diff <= tol, what.str() << ": copied blocks differ from FFTW's plan by " << diff);
   CHECK_MSG(norm > 0, what.str() << ": the batch wrote nothing");
+}
+
+// compare_copied on C-order arrays of `extent` (r2c: the real extent; its output's rows n / 2 + 1),
+// the output's strides `strides` (complex values; default C order), `axes` transformed.
+template <class Real>
+void check_copied(Transform transform, std::array<Index, 3> extent, std::vector<int> axes, bool taken,
+                  std::array<Index, 3> strides = {0, 0, 0}, int threads = 1) {
+  const bool r2c = transform == Transform::r2c;
+  std::array<Index, 3> complex_extent = extent;
+  if (r2c) complex_extent[2] = extent[2] / 2 + 1;
+  if (strides[2] == 0) strides = {complex_extent[1] * complex_extent[2], complex_extent[2], 1};
+  BatchGeometry g;
+  g.extent = complex_extent;
+  g.real_length = extent[2];
+  g.axes = axes;
+  g.transform = transform;
+  g.in_strides = r2c ? std::array<Index, 3>{extent[1] * extent[2], extent[2], 1} : strides;
+  g.out_strides = strides;
+  // Input and output, in reals.
+  const std::size_t in_reals = static_cast<std::size_t>(r2c ? extent[0] * extent[1] * extent[2] : 2 * extent[0] * strides[0]);
+  const std::size_t out_reals = static_cast<std::size_t>(2 * complex_extent[0] * strides[0]);
+  std::ostringstream what;
+  what << "extent " << extent[0] << "x" << extent[1] << "x" << extent[2] << " over " << axes.size() << " axes";
+  compare_copied<Real>(g, in_reals, out_reals, taken, threads, what.str());
+}
+
+// compare_copied on `fields` fields interleaved in C-order arrays of `extent` (r2c: the real
+// extent), as a batch over the user's interleaved fields has them (BatchLayout::inner): field f's
+// values at f, every axis' stride `fields` times its own.
+template <class Real>
+void check_copied_fields(Transform transform, std::array<Index, 3> extent, std::vector<int> axes, Index fields,
+                         bool taken) {
+  const bool r2c = transform == Transform::r2c;
+  std::array<Index, 3> complex_extent = extent;
+  if (r2c) complex_extent[2] = extent[2] / 2 + 1;
+  BatchGeometry g;
+  g.extent = complex_extent;
+  g.real_length = extent[2];
+  g.axes = axes;
+  g.transform = transform;
+  const std::array<Index, 3> in_extent = r2c ? extent : complex_extent;
+  g.in_strides = {fields * in_extent[1] * in_extent[2], fields * in_extent[2], fields};
+  g.out_strides = {fields * complex_extent[1] * complex_extent[2], fields * complex_extent[2], fields};
+  g.fields = fields, g.field_in_stride = 1, g.field_out_stride = 1;
+  const std::size_t in_reals =
+      static_cast<std::size_t>((r2c ? 1 : 2) * fields * in_extent[0] * in_extent[1] * in_extent[2]);
+  const std::size_t out_reals =
+      static_cast<std::size_t>(2 * fields * complex_extent[0] * complex_extent[1] * complex_extent[2]);
+  std::ostringstream what;
+  what << fields << " interleaved fields of " << extent[0] << "x" << extent[1] << "x" << extent[2] << " over "
+       << axes.size() << " axes";
+  compare_copied<Real>(g, in_reals, out_reals, taken, 1, what.str());
 }
 
 }  // namespace
@@ -432,6 +468,15 @@ void copied_blocks_match_fftw() {
   check_copied<float>(r2c, {4, 6, 5}, {2}, false);  // rows of 3 complex floats: 24 bytes
   check_copied<double>(r2c, {4, 6, 8}, {2}, false, {60, 10, 1});  // rows of 5 in 10
   check_copied<double>(r2c, {2, 3, 6}, {0, 2}, false);
+  // Interleaved fields: a c2c's fields are a loop inside each unit. An r2c's stride-1 entry is then
+  // the fields' loop, not the real row: with as many fields as reals in a row (2 of 2, where the
+  // complex row is as long as the real one) the layout looks dense with the fields as the row, and
+  // a copy would put each field's values where FFTW's in-place plan reads the other's.
+  check_copied_fields<double>(Transform::c2c_forward, {3, 4, 8}, {2}, 2, true);
+  check_copied_fields<float>(Transform::c2c_backward, {3, 4, 8}, {1, 2}, 2, true);
+  check_copied_fields<double>(r2c, {3, 4, 2}, {2}, 2, false);
+  check_copied_fields<double>(r2c, {3, 4, 2}, {1, 2}, 2, false);
+  check_copied_fields<double>(r2c, {3, 4, 8}, {2}, 8, false);
   // With threads each takes a share of the blocks (without OpenMP they run on one): blocks and a
   // shorter last one shared by 2 and 3 threads, fewer blocks than threads.
   for (int threads : {2, 3}) {
