@@ -202,6 +202,10 @@ int main(int argc, char** argv) {
       o.batch = 4;
       check_batch<float>(MPI_COMM_WORLD, {16, 12, 10}, Kind::c2c, o, "float batch 4 inner");
       ++cases;
+      // Two interleaved fields of rows of 2 reals, whose complex rows are 2 long too: in the
+      // forced runs (VOLFFT_TEST_COPY_IN_PLACE) the fields' loop must not pass for the row.
+      o.batch = 2;
+      run({4, 6, 2}, Kind::r2c, o, "rows of 2");
     }
     // Measured r2c: at one rank its backward is timed whole (the fields copied into the plan's
     // array, then the 3-D c2r) against split (plan/plane_split.hpp), and the forced runs of this
