@@ -325,16 +325,15 @@ class FftwBatch final : public FftBatch {
       in_place.in_place = true;
       return make(in_place, block_dims, block_loops, kinds_, plan_out, plan_out, flags);
     };
+    // A block FFTW cannot plan (make throws) leaves the batch to FFTW's own plan, made already.
     Copied copied;
-    {
+    try {
       PlannerThreads<Api> planner(1);
       copied.plan = block_plan(block);
-      try {
-        if (rest > 0) copied.rest_plan = block_plan(rest);
-      } catch (...) {
-        Api::destroy(copied.plan);
-        throw;
-      }
+      if (rest > 0) copied.rest_plan = block_plan(rest);
+    } catch (const std::runtime_error&) {
+      if (copied.plan) Api::destroy(copied.plan);
+      return;
     }
     copied.blocks = units / block;
     copied.out_block_bytes = block * unit_bytes;
