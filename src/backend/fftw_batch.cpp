@@ -253,8 +253,8 @@ class FftwBatch final : public FftBatch {
   // block is then one memcpy, an r2c's a memcpy a row) with the axes in the same order, and at
   // least two units (whole transforms); with threads, each takes a share of the blocks, timed
   // against FFTW's threads or the split over threads (plan_split). Chosen by timing both on the
-  // planning arrays (effort measure or patient;
-  // VOLFFT_TEST_COPY_IN_PLACE forces it either way); effort estimate keeps FFTW's plan.
+  // planning arrays (effort measure or patient; VOLFFT_TEST_COPY_IN_PLACE forces it either way);
+  // effort estimate keeps FFTW's plan.
   void plan_copied(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
                    const std::vector<fftw_iodim64>& loops, Effort effort, void* plan_in, void* plan_out,
                    unsigned flags) {
@@ -318,9 +318,8 @@ class FftwBatch final : public FftBatch {
       block_dims[k].is = r2c && k + 1 != block_dims.size() ? 2 * block_dims[k].os : block_dims[k].os;
     std::reverse(inner.begin(), inner.end());  // FFTW's loops: any order; coarsest first as above
     auto block_plan = [&](Index count) {
-      std::vector<fftw_iodim64> block_loops{fftw_iodim64{count, unit, unit}};
+      std::vector<fftw_iodim64> block_loops{fftw_iodim64{count, r2c ? 2 * unit : unit, unit}};
       for (const fftw_iodim64& d : inner) block_loops.push_back(fftw_iodim64{d.n, r2c ? 2 * d.os : d.os, d.os});
-      block_loops.front().is = r2c ? 2 * unit : unit;
       BatchGeometry in_place = g;
       in_place.in_place = true;
       return make(in_place, block_dims, block_loops, kinds_, plan_out, plan_out, flags);
