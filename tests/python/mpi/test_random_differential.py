@@ -231,6 +231,41 @@ def misaligned_copy(array: volfft.LocalArray) -> np.ndarray:
     return copy.transpose(np.argsort(array.memory_order))
 
 
+def out_array(x, make, in_place: bool, case: dict):
+    """The out array a case passes with input ``x``: none unless the case draws out arrays; in
+    place ``x`` itself, else a new one from ``make`` (the plan's output_array or input_array),
+    misaligned when the case is."""
+    if not case["out_arrays"]:
+        return None
+    if in_place:
+        return x
+    out = make()
+    return misaligned_copy(out) if case["misaligned"] else out
+
+
+def call_checked(plan, forward: bool, x, out, case: dict, in_place: bool, destroy: bool,
+                 problems: list):
+    """One direction of ``plan`` on ``x`` (blocking, or split phase with a test() before the
+    wait()), into ``out`` if given; what it got wrong goes into ``problems``: in place, an output
+    that is not a view of the input's buffer; an out array it did not return; an input it
+    modified where neither in place nor destroy_input allow it."""
+    name = "forward" if forward else "backward"
+    before = x.copy()
+    if case["split_phase"]:
+        request = (plan.forward_start if forward else plan.backward_start)(x, out=out)
+        request.test()
+        y = request.wait()
+    else:
+        y = (plan.forward if forward else plan.backward)(x, out=out)
+    if in_place and x.size and y.size and not np.shares_memory(x, y):
+        problems.append(f"in place: {name}'s output is not a view of its input's buffer")
+    if out is not None and not in_place and y is not out:
+        problems.append(f"{name} ignored its out array")
+    if not in_place and not destroy and not np.array_equal(x, before, equal_nan=True):
+        problems.append(f"{name} modified its input")
+    return y
+
+
 def real_grid(shape, padding):
     """The transform's grid: floor(m * padding) per axis, as Plan computes it."""
     if padding is None:
@@ -456,48 +491,16 @@ def run_case(comm, seed: int, index: int, case: dict) -> None:
             a = place(plan, glob, False, plan.input_part)
             if case["misaligned"]:
                 a = misaligned_copy(a)
-            a_before = a.copy()
-            if in_place:
-                out = a if case["out_arrays"] else None
-            else:
-                out = plan.output_array() if case["out_arrays"] else None
-                if out is not None and case["misaligned"]:
-                    out = misaligned_copy(out)
-            if case["split_phase"]:
-                request = plan.forward_start(a, out=out)
-                request.test()
-                b = request.wait()
-            else:
-                b = plan.forward(a, out=out)
-            if in_place and a.size and b.size and not np.shares_memory(a, b):
-                problems.append("in place: forward's output is not a view of its input's buffer")
-            if out is not None and not in_place and b is not out:
-                problems.append("forward ignored its out array")
-            if not in_place and not destroy and not np.array_equal(a, a_before, equal_nan=True):
-                problems.append("forward modified its input")
+            out = out_array(a, plan.output_array, in_place, case)
+            b = call_checked(plan, True, a, out, case, in_place, destroy, problems)
             # The spectrum now: backward may overwrite it (in place, destroy_input).
             spectrum = collect(plan, b, True, plan.output_part, side_shape(case, n, True))
             if case["misaligned"] and out is None:
                 b = misaligned_copy(b)  # backward's input, misaligned too
-            b_before = b.copy()
-            if in_place:
-                back_out = b if case["out_arrays"] else None
-            else:
-                back_out = plan.input_array() if case["out_arrays"] else None
-                if back_out is not None and case["misaligned"]:
-                    back_out = misaligned_copy(back_out)
-                if back_out is not None:
-                    back_out[...] = np.nan if has_ghosts(in_part) else 0
-            if case["split_phase"]:
-                c = plan.backward_start(b, out=back_out).wait()
-            else:
-                c = plan.backward(b, out=back_out)
-            if in_place and b.size and c.size and not np.shares_memory(b, c):
-                problems.append("in place: backward's output is not a view of its input's buffer")
-            if back_out is not None and not in_place and c is not back_out:
-                problems.append("backward ignored its out array")
-            if not in_place and not destroy and not np.array_equal(b, b_before, equal_nan=True):
-                problems.append("backward modified its input")
+            back_out = out_array(b, plan.input_array, in_place, case)
+            if back_out is not None and not in_place:
+                back_out[...] = np.nan if has_ghosts(in_part) else 0
+            c = call_checked(plan, False, b, back_out, case, in_place, destroy, problems)
             if back_out is not None and has_ghosts(in_part) and not ghosts_untouched(c, in_part):
                 problems.append("backward wrote into the ghost layers of its out array")
             back = collect(plan, c, False, plan.input_part, n)
