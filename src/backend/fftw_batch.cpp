@@ -99,7 +99,7 @@ class FftwBatch final : public FftBatch {
       columns_->execute(in, out);
       return;
     }
-    if (!primary_) return;
+    if (!primary_ && !copied_.plan) return;  // an empty box
     const bool unaligned = unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
                                           Api::alignment_of(out) != out_alignment_);
     if (unaligned) {
@@ -356,6 +356,12 @@ class FftwBatch final : public FftBatch {
       keep = by_copy < fftw;
     }
     if (keep) {
+      // FFTW's plan of the whole batch (and its split over threads) never runs again; the
+      // unaligned fallback stays for arrays at another alignment.
+      Api::destroy(primary_);
+      for (const Part& part : parts_) Api::destroy(part.plan);
+      primary_ = nullptr;
+      parts_.clear();
       copied_ = copied;
     } else {
       Api::destroy(copied.plan);
