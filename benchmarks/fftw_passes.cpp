@@ -27,7 +27,8 @@
 //                                              touched), against blocks of up to 128 KiB (a
 //                                              plane) copied into the output (r2c: its padded
 //                                              rows) and transformed there in place
-//                                              (src/backend/fftw_batch.cpp)
+//                                              (src/backend/fftw_batch.cpp); c2c also in place
+//                                              with no copy, and the copy alone
 //   volfft-fftw-passes one-rank-r2c N          r2c/c2r N^3 both directions, out of place (the
 //                                              input kept) and in place: FFTW's 3-D plans
 //                                              against planes one by one and axis 0 (what
@@ -276,6 +277,7 @@ int main(int argc, char** argv) {
       return fftw_plan_many_dft_r2c(rank, dims, howmany, in_re, nullptr, 1, ui, out, nullptr, 1, uo, measure);
     };
     fftw_plan oop = plan(count, false), ip_block = plan(b, true);
+    fftw_plan ip_all = r2c ? nullptr : plan(count, true);  // c2c: the bounds the copies sit between
     if (r2c) for (std::size_t i = 0; i < unit_in * m; ++i) in_re[i] = double(i % 7) * 0.1;
     else for (std::size_t i = 0; i < unit_in * m; ++i) in[i][0] = double(i % 7) * 0.1, in[i][1] = double(i % 3) * 0.2;
     std::printf("%s, %d %s of %d%s, out of place (blocks of %zu)\n", r2c ? "r2c" : "c2c backward", m, shape.c_str(),
@@ -303,6 +305,13 @@ int main(int argc, char** argv) {
                   }
                 }
               }}});
+    if (r2c) return 0;
+    std::printf("  and the bounds: the output transformed in place with no copy, and a copy alone\n");
+    compare({{"FFTW in place (no copy)", [&] {
+                if (!planes) return fftw_execute(ip_all);
+                for (int p = 0; p < m; ++p) fftw_execute_dft(ip_all, out + p * unit_out, out + p * unit_out);
+              }},
+             {"the copy alone", [&] { std::memcpy(out, in, unit_in * m * sizeof(fftw_complex)); }}});
     return 0;
   }
   if (mode == "one-rank" && argc == 3) {
