@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/engines.hpp"
+#include "core/folded_backward.hpp"
 #include "core/user_axes.hpp"
 #include "volfft/error.hpp"
 
@@ -269,6 +270,10 @@ Blueprint make_blueprint(int comm_size, int vrank, const std::vector<Index>& sha
   const EngineInfo& engine = engine_info(bp.engine);
   Index capacity = 0;
   for (const Stage& s : bp.stages) capacity = std::max(capacity, s.box_in.size());
+  // A folded backward (one rank, no exchanges) needs no array of the spectrum: its buffer holds
+  // the values aside and each thread's line buffer and scratch plane.
+  bp.folded_backward = folds_backward(bp, options);
+  if (bp.folded_backward) capacity = folded_geometry(bp).workspace(std::max(options.threads, 1));
   if (engine.padded_blocks)
     for (const auto& ex : bp.exchanges)
       capacity = std::max(capacity, ex.max_block * static_cast<Index>(ex.members.size()));

@@ -75,6 +75,9 @@ struct Blueprint {
   bool in_place = false;              ///< forward(a, a)/backward(a, a): Options::in_place
   Index fields = 1;                   ///< Options::batch: fields per array
   bool fields_inner = false;          ///< the user's arrays interleave them (BatchLayout::inner)
+  /// The backward runs folded in the caller's two arrays (core/folded_backward.hpp): its buffer is
+  /// that backward's small workspace, not the stage's array.
+  bool folded_backward = false;
   /// An N-D plan's trailing axes (core/trailing_axes.hpp) inside each element's `fields` values,
   /// in C order with the user's batch fastest; empty for 2-D and 3-D plans. The stage ops fuse
   /// their transforms into the first forward and the last backward FFT batch where that batch

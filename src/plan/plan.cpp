@@ -24,6 +24,7 @@
 #include "core/description.hpp"
 #include "core/overlap.hpp"
 #include "core/relabel.hpp"
+#include "core/folded_backward.hpp"
 #include "core/trailing_axes.hpp"
 #include "plan/choose_axes.hpp"
 #include "plan/stage_ops.hpp"
@@ -252,6 +253,10 @@ Plan::Impl::Impl(MPI_Comm user_comm, const std::vector<Index>& shape, Kind kind,
   }
   fit_user_arrays(in, out);
   if (c_order) core::keep_user_c_order(bp, *c_order);
+  // Its buffer was sized for a folded backward, which needs the arrays in C order (relabelled
+  // axes are c2c plans' alone: choose_axes).
+  if (bp.folded_backward && !core::folds_backward(bp, options))
+    throw std::logic_error("volfft: a folded backward's arrays changed order after planning");
   description = core::describe_internal(size, shape, kind, precision, options, c_order);
   description.input_order = core::user_order(bp.input_order, bp.ndim);
   description.output_order = core::user_order(bp.stages.back().order, bp.ndim);

@@ -83,7 +83,8 @@ SplitTiming plane_split_timing(const core::Blueprint& bp, const Options& options
     // 256^3: 5.4 / 56.9 against 6.7 / 66.1 ms out of place), and in place the two backwards ran
     // alike (5.0 / 59.2 against 5.3 / 58.8); with Options::destroy_input the 3-D c2r reads the
     // input itself by rule.
-    if (!backward || bp.in_place || options.destroy_input) return SplitTiming::by_rule;
+    // A backward that runs folded (core/folded_backward.hpp) is neither.
+    if (!backward || bp.in_place || options.destroy_input || bp.folded_backward) return SplitTiming::by_rule;
     return caches <= 8.0 ? SplitTiming::measured_both : SplitTiming::by_rule;
   }
   if (caches <= 0.5) return SplitTiming::probe;  // the rule's 3-D plan

@@ -6,6 +6,7 @@
 
 #include "kernels/copy_box.hpp"
 #include "kernels/spectral_lines.hpp"
+#include "plan/folded_backward.hpp"
 
 namespace volfft::plan {
 
@@ -241,6 +242,15 @@ StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::
         runs.push_back(std::move(t));
       }
     }
+    return result;
+  }
+  if (bp.folded_backward) {
+    // One rank's r2c backward that keeps its input, in the caller's two arrays; the stage's
+    // buffer is its small workspace (core/folded_backward.hpp).
+    auto folded = std::make_shared<const FoldedBackward>(bp, options, plan_in, plan_out);
+    OpRun run;
+    run.action = [folded](const void* input, void* work, void* output) { folded->run(input, work, output); };
+    runs.push_back(std::move(run));
     return result;
   }
   // Backward: undo the ops in reverse order. A fused r2c (axis 2 with others, merge_ops) is

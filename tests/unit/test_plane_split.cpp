@@ -58,10 +58,17 @@ void c2c_by_the_array_in_caches() {
 }
 
 // r2c double 8^3 (the spectrum 8x8x5: 5 KiB): the rule runs planes; only the out-of-place
-// backward that keeps its input is timed, and up to 8 caches only.
+// backward that keeps its input is timed, and up to 8 caches only, where it does not run folded
+// (core/folded_backward.hpp: then neither way is timed).
 void r2c_only_the_backward_that_keeps_its_input() {
   const Options o = measured();
+  setenv("VOLFFT_TEST_FOLDED", "1", 1);
+  const core::Blueprint folded = one_rank(Kind::r2c, o);
+  CHECK(folded.folded_backward);
+  EXPECT_TIMING(folded, o, true, SplitTiming::by_rule);
+  setenv("VOLFFT_TEST_FOLDED", "0", 1);
   const core::Blueprint bp = one_rank(Kind::r2c, o);
+  unsetenv("VOLFFT_TEST_FOLDED");
   cache(1 << 20);
   CHECK(plan::runs_by_planes(bp, o, bp.stages[0]));
   EXPECT_TIMING(bp, o, false, SplitTiming::by_rule);

@@ -1,0 +1,53 @@
+// The backward of a one-rank r2c plan that keeps its input, run in the caller's two arrays: where
+// it applies, and the small workspace it needs (pure; plan/folded_backward.cpp runs it).
+//
+// The spectrum (n0 x n1 x h complex values, h = n2/2 + 1) is larger than the real output (n0 x n1
+// x n2 reals), so the split of runs_by_planes (plan/plane_split.hpp) takes the c2c along axis 0
+// from the input into a buffer of the whole spectrum and the c2r over planes from there: three
+// arrays, and a workspace the size of the spectrum. Folded, the c2c along axis 0 writes the
+// first w = h - 1 values of each row (2w <= n2 reals) into the output, inside that row's own
+// real row, and the last value of each row into a small array aside (n0 x n1 values); then each
+// plane is copied into a scratch plane of FFTW's layout and c2r'd into its own real plane, which
+// held only that plane's values. Axis 0 runs in blocks of lines through a buffer in cache, as
+// backend/fftw_columns.hpp does. Measured on a Zen 5 VM (32 MiB shared L3, 2026-12-07): FFTW
+// alone (`volfft-fftw-passes one-rank-r2c N`, one process, cache flushed between calls, medians
+// of 25; folded / copy + FFTW's 3-D c2r / the split) 128^3 6.6-7.0 / 7.2-7.3 / 8.2-8.7 ms,
+// 256^3 61-63 / 67-72 / 79-83 ms; in the bench, alternating jobs, the same speed as the timed
+// choice between the other two beyond the cache (folds_backward), with a workspace of 0.5 MiB
+// instead of 16.3 (double 128^3) and 1.8 MiB instead of 129 (256^3), and half the planning time.
+#pragma once
+
+#include "core/blueprint.hpp"
+
+namespace volfft::core {
+
+/// Lengths of a folded backward, in elements of the plan's complex type.
+struct FoldedGeometry {
+  Index n0 = 0, n1 = 0, n2 = 0;  ///< the real array's shape
+  Index h = 0;                   ///< complex values per row: n2 / 2 + 1
+  Index w = 0;                   ///< values of a row folded into its real row: h - 1
+  Index lines = 0;               ///< lines along axis 0: n1 * h, side by side in the input
+  Index block = 0;               ///< lines through the buffer at once
+  Index line_stride = 0;         ///< elements from one line to the next in the buffer
+  Index aside = 0;               ///< the array aside: n0 * n1 values, rounded up
+  Index slot = 0;                ///< one thread's line buffer and scratch plane, rounded up
+
+  Index line_buffer() const { return round_up(block * line_stride); }
+  Index workspace(int threads) const { return aside + slot * threads; }
+  /// Sizes rounded up to 8 elements: every part of the workspace starts 64-byte aligned.
+  static Index round_up(Index n) { return (n + 7) / 8 * 8; }
+};
+
+/// Whether a plan's backward runs folded: one rank (one stage), r2c, 3-D with axis 0 of at least
+/// 2 points, out of place, the input kept (not Options::destroy_input, where FFTW's 3-D c2r reads
+/// the input itself), not padded, no trailing axes, a batch's fields outermost (interleaved
+/// fields take the split), and the spectrum more than a third of the last-level cache
+/// (core/cache.hpp): where the three arrays of the split fit the cache, the split is the faster.
+/// VOLFFT_TEST_FOLDED = 1 folds wherever the rest allows and 0 nowhere, so that the tests reach
+/// both ways on small arrays.
+bool folds_backward(const Blueprint& bp, const Options& options);
+
+/// The geometry of that backward for a complex element of `element_bytes` bytes.
+FoldedGeometry folded_geometry(const Blueprint& bp);
+
+}  // namespace volfft::core
