@@ -57,8 +57,10 @@ enum class BatchLayout {
 /// batch as columns or as FFTW's plan, a threaded batch split over the threads or FFTW's threads,
 /// an out-of-place c2c or r2c batch as FFTW's out-of-place plan or as blocks copied into the
 /// output and transformed there in place, and at one rank a c2c's one 3-D plan or axis 0 and then
-/// the planes, where its arrays are up to 8 times the last-level cache (beyond, the split;
-/// docs/performance.md).
+/// the planes, and an out-of-place r2c backward that keeps its input and does not run folded
+/// (in the caller's two arrays, where its spectrum is over a third of the last-level cache) as a
+/// copy and one 3-D c2r or axis 0 and then the planes, where its arrays are up to 8 times the
+/// last-level cache (beyond, the split; docs/performance.md).
 /// estimate decides these by rule and measures nothing (Backend::automatic still times the
 /// backends).
 enum class Effort { estimate, measure, patient };
