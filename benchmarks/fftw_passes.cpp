@@ -34,7 +34,8 @@
 //                                              against planes one by one and axis 0 (what
 //                                              src/plan/stage_ops.cpp runs at one rank); the
 //                                              backward also with the input destroyed, and kept
-//                                              in two arrays (axis 0 folded into the output)
+//                                              in two arrays (the library's folded backward,
+//                                              src/plan/folded_backward.cpp)
 // Prints the median of 25 calls of each, in ms.
 #include <fftw3.h>
 
@@ -50,6 +51,8 @@
 
 #include "backend/fftw_api.hpp"
 #include "backend/fftw_columns.hpp"
+#include "core/blueprint.hpp"
+#include "plan/folded_backward.hpp"
 
 namespace {
 
@@ -390,47 +393,17 @@ int main(int argc, char** argv) {
     const fftw_iodim64 row{n, 1, 1}, rows{(long)rplane, h, n};
     fftw_plan bwd01 = fftw_plan_guru64_dft(2, axes01, 1, &columns, spectrum, array, FFTW_BACKWARD, keep);
     fftw_plan c2r1 = fftw_plan_guru64_dft_c2r(1, &row, 1, &rows, array, real, destroy);
-    // Two arrays only (a trial, not in volfft; docs/performance.md, "One rank, r2c"): axis 0 from
-    // the input straight into the real output, the values of columns 0..h-2 of each row folded
-    // there (a plane of n rows of h-1 complex values fills a real plane exactly; FFTW's strided
-    // plan into that layout was 1.7x slower than these blocks of 64 lines through a buffer), column
-    // h-1 into a small array aside; then the planes from the last down, each copied into a scratch
-    // plane of FFTW's rows and c2r'd into its own real plane, which held only its own values.
-    const long w = h - 1, fold_plane = n * w, lines = n * h, B = 64, ld = n + 2;
-    fftw_complex* folded = reinterpret_cast<fftw_complex*>(real);
-    fftw_complex* aside = fftw_alloc_complex(std::size_t(n) * n);
-    fftw_complex* scratch = fftw_alloc_complex(cplane);
-    fftw_complex* lines_buffer = fftw_alloc_complex(std::size_t(B) * ld);
-    const fftw_iodim64 line_dim{n, 1, 1}, line_loop{B, ld, ld};
-    fftw_plan block0 = fftw_plan_guru64_dft(1, &line_dim, 1, &line_loop, lines_buffer, lines_buffer, FFTW_BACKWARD, keep);
-    auto copy_value = [](fftw_complex& to, const fftw_complex& from) { to[0] = from[0], to[1] = from[1]; };
-    auto folded_backward = [&] {
-      for (long l0 = 0; l0 < lines; l0 += B) {  // line l = j * h + k: lines side by side in the input
-        const long count = std::min(B, lines - l0);
-        for (long r = 0; r < n; ++r)
-          for (long q = 0; q < count; ++q) copy_value(lines_buffer[q * ld + r], spectrum[r * cplane + l0 + q]);
-        fftw_execute_dft(block0, lines_buffer, lines_buffer);
-        for (long q = 0; q < count;) {
-          const long j = (l0 + q) / h, k = (l0 + q) % h;
-          if (k == w) {
-            for (long r = 0; r < n; ++r) copy_value(aside[r * n + j], lines_buffer[q * ld + r]);
-            ++q;
-            continue;
-          }
-          const long run = std::min(count - q, w - k);
-          for (long r = 0; r < n; ++r)
-            for (long t = 0; t < run; ++t) copy_value(folded[r * fold_plane + j * w + k + t], lines_buffer[(q + t) * ld + r]);
-          q += run;
-        }
-      }
-      for (long i = n - 1; i >= 0; --i) {
-        for (long j = 0; j < n; ++j) {
-          std::memcpy(scratch + j * h, folded + i * fold_plane + j * w, sizeof(fftw_complex) * w);
-          copy_value(scratch[j * h + w], aside[i * n + j]);
-        }
-        fftw_execute_dft_c2r(c2r2, scratch, real + i * rplane);
-      }
-    };
+    // Two arrays only: the library's folded backward (src/plan/folded_backward.cpp, measured
+    // plans), its workspace a few lines and planes; planned before the arrays are filled.
+    setenv("VOLFFT_TEST_FOLDED", "1", 1);
+    volfft::Options options;
+    options.backend = volfft::Backend::fftw;
+    options.effort = volfft::Effort::measure;
+    const volfft::core::Blueprint bp =
+        volfft::core::make_blueprint(1, 0, {n, n, n}, volfft::Kind::r2c, volfft::Precision::float64, options);
+    fftw_complex* workspace = fftw_alloc_complex(std::size_t(bp.buffer_elements));
+    const volfft::plan::FoldedBackward folded(bp, options, both, array);
+    auto folded_backward = [&] { folded.run(spectrum, workspace, real); };
     for (std::size_t i = 0; i < rall; ++i) real[i] = double(i % 7) * 0.1;
     for (std::size_t i = 0; i < call; ++i) spectrum[i][0] = double(i % 5) * 0.1, spectrum[i][1] = double(i % 3) * 0.1;
     auto fill_both = [&] {

@@ -1,5 +1,6 @@
 #include "core/folded_backward.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -19,11 +20,12 @@ bool folds_backward(const Blueprint& bp, const Options& options) {
     return false;
   if (forced && std::strcmp(forced, "1") == 0) return true;
   // Where the spectrum, the output and a buffer of the spectrum fit the cache together, the
-  // buffer costs no memory traffic and the folded way's copies through its line buffer and
-  // scratch planes are slower: r2c float 128^3 (8.5 MB a spectrum, a 32 MiB cache) took 3.8-4.1
-  // ms a backward folded against 3.3 by the timed split. Beyond, they ran alike (r2c double 128^3
-  // 6.1-6.3 against 6.0-6.8 ms, 256^3 65-69 against 65-68; the bench, Zen 5 VM, 2026-12-07), and
-  // the buffer of the spectrum is memory the plan need not hold.
+  // buffer costs no memory traffic and the copies through the line buffer and scratch planes do:
+  // r2c double 64^3 took 0.60-0.88 ms a backward folded against 0.42-0.45 by the timed split,
+  // float 128^3 (25 MB of three arrays in a 32 MiB cache) alike. Beyond, folded is faster or as
+  // fast (double 128^3 5.0-5.5 against 6.6-7.9 ms, 256^3 53-57 against 66-68, float 256^3 34-37
+  // against 42-49, double 200^3 alike; the bench, Zen 5 VM, 2026-12-07), and the buffer of the
+  // spectrum is memory the plan need not hold.
   const double spectrum = double(bp.shape[0]) * double(bp.shape[1]) * double(bp.shape[2] / 2 + 1) *
                           double(bp.element_bytes);
   return 3 * spectrum > double(last_level_cache_bytes());
@@ -34,13 +36,24 @@ FoldedGeometry folded_geometry(const Blueprint& bp) {
   g.n0 = bp.shape[0], g.n1 = bp.shape[1], g.n2 = bp.shape[2];
   g.h = g.n2 / 2 + 1;
   g.w = g.h - 1;
-  g.lines = g.n1 * g.h;
   // As backend/fftw_columns.hpp: lines n0 rounded up to even plus 2 apart (each starts 16-byte
   // aligned, and no two a power of two apart), at most 64 of them and 512 KiB, at least 8.
   g.line_stride = (g.n0 + 1) / 2 * 2 + 2;
   const Index fit = (Index{512} << 10) / (g.line_stride * bp.element_bytes);
-  g.block = std::min<Index>(64, std::max<Index>(8, fit / 8 * 8));
-  g.block = std::min(g.block, g.lines);
+  const Index most = std::min<Index>(64, std::max<Index>(8, fit / 8 * 8));
+  if (g.w == 0) {
+    g.block = std::min(most, g.n1);  // every line aside (n2 = 1)
+  } else {
+    // A row's w lines in blocks of about equal size (65 lines: 36 and 29, not 64 and 1, since
+    // the buffer's FFTs run on every line it holds), each but the last whole cache lines of the
+    // fold (the run_as's streamed stores), or several whole rows in a block.
+    const Index line = std::max<Index>(1, 64 / bp.element_bytes);
+    g.chunks = (g.w + most - 1) / most;
+    g.cols = (g.w + g.chunks - 1) / g.chunks;
+    if (g.chunks > 1) g.cols = (g.cols + line - 1) / line * line;
+    g.rows = g.chunks == 1 ? std::max<Index>(1, std::min(g.n1, most / g.w)) : 1;
+    g.block = g.rows * g.cols;
+  }
   g.aside = FoldedGeometry::round_up(g.n0 * g.n1);
   g.slot = g.line_buffer() + FoldedGeometry::round_up(g.n1 * g.h);
   return g;

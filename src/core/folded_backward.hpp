@@ -9,28 +9,37 @@
 // real row, and the last value of each row into a small array aside (n0 x n1 values); then each
 // plane is copied into a scratch plane of FFTW's layout and c2r'd into its own real plane, which
 // held only that plane's values. Axis 0 runs in blocks of lines through a buffer in cache, as
-// backend/fftw_columns.hpp does. Measured on a Zen 5 VM (32 MiB shared L3, 2026-12-07): FFTW
-// alone (`volfft-fftw-passes one-rank-r2c N`, one process, cache flushed between calls, medians
-// of 25; folded / copy + FFTW's 3-D c2r / the split) 128^3 6.6-7.0 / 7.2-7.3 / 8.2-8.7 ms,
-// 256^3 61-63 / 67-72 / 79-83 ms; in the bench, alternating jobs, the same speed as the timed
-// choice between the other two beyond the cache (folds_backward), with a workspace of 0.5 MiB
-// instead of 16.3 (double 128^3) and 1.8 MiB instead of 129 (256^3), and half the planning time.
+// backend/fftw_columns.hpp does, prefetching the input's rows and streaming whole cache lines into
+// the output (plan/folded_backward.cpp). Measured on a Zen 5 VM (32 MiB shared L3, 2026-12-07),
+// docs/performance.md: in the bench, r2c double 128^3 / 256^3 backward 5.0-5.5 / 53-57 ms against
+// 6.6-7.9 / 66-68 for the faster of the other two ways (a copy and FFTW's 3-D c2r, or the split),
+// with a workspace of 0.5 MiB instead of 16.3 (1.8 instead of 129) and half the planning time.
 #pragma once
 
 #include "core/blueprint.hpp"
 
 namespace volfft::core {
 
-/// Lengths of a folded backward, in elements of the plan's complex type.
+/// Lengths of a folded backward, in elements of the plan's complex type. The lines along axis 0
+/// go through the buffer in blocks that stay inside rows of the input: `cols` adjacent lines of
+/// `rows` adjacent rows (a row's folded lines in `chunks` blocks where they are more than a
+/// block holds, else whole rows together), so that each block's values land in whole runs of
+/// their rows' folds; the lines aside (one a row, h apart) go in blocks of their own.
 struct FoldedGeometry {
   Index n0 = 0, n1 = 0, n2 = 0;  ///< the real array's shape
   Index h = 0;                   ///< complex values per row: n2 / 2 + 1
   Index w = 0;                   ///< values of a row folded into its real row: h - 1
-  Index lines = 0;               ///< lines along axis 0: n1 * h, side by side in the input
-  Index block = 0;               ///< lines through the buffer at once
+  Index cols = 0;                ///< folded lines of a row in one block (0 where w is 0)
+  Index rows = 0;                ///< rows in one block (several only where a block takes whole rows)
+  Index chunks = 0;              ///< blocks along a row: w / cols rounded up (0 where w is 0)
+  Index block = 0;               ///< lines the buffer holds: rows * cols, or a block of lines aside
   Index line_stride = 0;         ///< elements from one line to the next in the buffer
   Index aside = 0;               ///< the array aside: n0 * n1 values, rounded up
   Index slot = 0;                ///< one thread's line buffer and scratch plane, rounded up
+
+  /// Blocks of folded lines (groups of `rows` rows times `chunks`) and of lines aside.
+  Index folded_blocks() const { return w == 0 ? 0 : (n1 + rows - 1) / rows * chunks; }
+  Index aside_blocks() const { return (n1 + block - 1) / block; }
 
   Index line_buffer() const { return round_up(block * line_stride); }
   Index workspace(int threads) const { return aside + slot * threads; }

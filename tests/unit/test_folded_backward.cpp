@@ -79,9 +79,11 @@ void its_workspace() {
   Options o;
   const core::Blueprint bp = one_rank(o, {64, 32, 30});
   const core::FoldedGeometry g = core::folded_geometry(bp);
-  CHECK(g.h == 16 && g.w == 15 && g.lines == 32 * 16);
-  CHECK(g.block == 64 && g.line_stride == 66);
-  CHECK(g.aside == 64 * 32 && g.slot == 64 * 66 + 32 * 16);
+  // Rows of 15 folded lines: four whole rows a block of 60 lines (at most 64), 8 blocks, and
+  // one block of the 32 lines aside.
+  CHECK(g.h == 16 && g.w == 15 && g.cols == 15 && g.rows == 4 && g.chunks == 1 && g.block == 60);
+  CHECK(g.line_stride == 66 && g.folded_blocks() == 8 && g.aside_blocks() == 1);
+  CHECK(g.aside == 64 * 32 && g.slot == 60 * 66 + 32 * 16);
   CHECK(bp.buffer_count == 1);
   CHECK(bp.buffer_elements == g.workspace(1));
   o.threads = 3;
@@ -95,8 +97,18 @@ void its_workspace() {
   // Rows of odd, tiny and long lines round every part up to 8 values (64-byte starts).
   setenv("VOLFFT_TEST_FOLDED", "1", 1);
   const core::FoldedGeometry odd = core::folded_geometry(one_rank(Options{}, {3, 5, 7}));
-  CHECK(odd.aside == 16 && odd.block == 20 && odd.line_stride == 6);
+  CHECK(odd.aside == 16 && odd.rows == 5 && odd.block == 15 && odd.line_stride == 6);
   CHECK(odd.slot % 8 == 0 && odd.line_buffer() % 8 == 0);
+  // Rows longer than a block: 130 folded lines in three blocks of at most 44 (whole cache lines:
+  // 4 complex doubles), one row each; 100 in blocks of 52 and 48.
+  const core::FoldedGeometry chunked = core::folded_geometry(one_rank(Options{}, {4, 3, 200}));
+  CHECK(chunked.w == 100 && chunked.chunks == 2 && chunked.cols == 52 && chunked.block == 52);
+  const core::FoldedGeometry long_rows = core::folded_geometry(one_rank(Options{}, {5, 3, 260}));
+  CHECK(long_rows.w == 130 && long_rows.chunks == 3 && long_rows.cols == 44 && long_rows.rows == 1);
+  CHECK(long_rows.block == 44 && long_rows.folded_blocks() == 9 && long_rows.aside_blocks() == 1);
+  // n2 = 1: every value aside.
+  const core::FoldedGeometry all_aside = core::folded_geometry(one_rank(Options{}, {4, 70, 1}));
+  CHECK(all_aside.w == 0 && all_aside.folded_blocks() == 0 && all_aside.block == 64 && all_aside.aside_blocks() == 2);
   unsetenv("VOLFFT_TEST_FOLDED");
 }
 
@@ -120,8 +132,10 @@ struct Fftw<float> {
 };
 
 // One shape, one precision, one thread count: folded back from FFTW's r2c of random reals.
+// `offset`: the output starts that many reals after a 64-byte boundary (0: whole cache lines, the
+// streamed stores; 1: the ordinary ones, and the planes' unaligned FFTW plans).
 template <class Real>
-void check_run(std::vector<Index> shape, int threads) {
+void check_run(std::vector<Index> shape, int threads, Index offset) {
   using Value = std::complex<Real>;
   const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
   setenv("VOLFFT_TEST_FOLDED", "1", 1);
@@ -144,7 +158,10 @@ void check_run(std::vector<Index> shape, int threads) {
   const std::vector<Value> kept = spectrum;
   // Guards: 64 values past the output and past the workspace must stay as written.
   const Index guard = 64, work = bp.buffer_elements;
-  std::vector<Real> output(static_cast<std::size_t>(reals + guard), Real(7));
+  const std::size_t output_bytes = (sizeof(Real) * std::size_t(offset + reals + guard) + 63) / 64 * 64;
+  Real* output_base = static_cast<Real*>(std::aligned_alloc(64, output_bytes));
+  Real* output = output_base + offset;
+  std::fill(output, output + reals + guard, Real(7));
   Value* workspace = static_cast<Value*>(fftw_malloc(sizeof(Value) * std::size_t(work + guard)));
   for (Index k = 0; k < work + guard; ++k) workspace[k] = Value(Real(5), Real(-5));
   // Planning arrays as the plan's (64-byte aligned, at least its buffer and either side); an
@@ -153,9 +170,10 @@ void check_run(std::vector<Index> shape, int threads) {
   void* plan_in = fftw_malloc(planning);
   void* plan_out = fftw_malloc(planning);
   const plan::FoldedBackward folded(bp, o, plan_in, plan_out);
-  folded.run(spectrum.data(), workspace, output.data());
+  folded.run(spectrum.data(), workspace, output);
   const std::string what = std::to_string(n0) + "x" + std::to_string(n1) + "x" + std::to_string(n2) +
-                           (sizeof(Real) == 8 ? " double" : " float") + ", " + std::to_string(threads) + " thread(s)";
+                           (sizeof(Real) == 8 ? " double" : " float") + ", " + std::to_string(threads) + " thread(s), output at +" +
+                           std::to_string(offset);
   double largest = 0;
   for (Index k = 0; k < reals; ++k)
     largest = std::max(largest, std::abs(double(output[std::size_t(k)]) / double(reals) - double(x[std::size_t(k)])));
@@ -169,9 +187,10 @@ void check_run(std::vector<Index> shape, int threads) {
   CHECK_MSG(output_guard, what << ": written past the output");
   CHECK_MSG(work_guard, what << ": written past the workspace");
   // A second run on the same arrays (the workspace as the first left it) gives the same.
-  std::vector<Real> first(output.begin(), output.begin() + reals);
-  folded.run(spectrum.data(), workspace, output.data());
-  CHECK_MSG(std::memcmp(first.data(), output.data(), sizeof(Real) * first.size()) == 0, what << ": a second run differs");
+  std::vector<Real> first(output, output + reals);
+  folded.run(spectrum.data(), workspace, output);
+  CHECK_MSG(std::memcmp(first.data(), output, sizeof(Real) * first.size()) == 0, what << ": a second run differs");
+  std::free(output_base);
   fftw_free(workspace);
   fftw_free(plan_in);
   fftw_free(plan_out);
@@ -180,12 +199,13 @@ void check_run(std::vector<Index> shape, int threads) {
 void runs_as_the_transform() {
   const std::vector<std::vector<Index>> shapes = {{2, 1, 1},  {2, 3, 2},   {3, 5, 7},  {5, 4, 9},   {7, 6, 10},
                                                   {2, 2, 2},  {11, 13, 17}, {16, 8, 33}, {6, 130, 4}, {4, 3, 200},
-                                                  {9, 70, 128}};
+                                                  {9, 70, 128}, {5, 3, 260}, {4, 70, 1}, {3, 33, 16}};
   for (int threads : {1, 3})
-    for (const auto& shape : shapes) {
-      check_run<double>(shape, threads);
-      check_run<float>(shape, threads);
-    }
+    for (Index offset : {0, 1})
+      for (const auto& shape : shapes) {
+        check_run<double>(shape, threads, offset);
+        check_run<float>(shape, threads, offset);
+      }
 }
 
 }  // namespace
