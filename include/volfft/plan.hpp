@@ -198,6 +198,10 @@ class Plan {
   /// node engine cannot put a caller's memory in shared memory). Pure (no MPI). With engine node
   /// it counts the send area, which a plan whose ranks all share one node does not use (which
   /// ranks share a node takes MPI to know): up to twice workspace_bytes() then, never less.
+  /// Read on the machine the plan will run on: a one-rank out-of-place r2c plan needs far less
+  /// where its spectrum is more than a third of that machine's last-level cache (its backward
+  /// then runs folded in the caller's two arrays; docs/conventions.md), so a size computed
+  /// elsewhere may be too small, which the plan refuses on every rank by name.
   /// Throws volfft::Error for comm_size < 1 or a rank outside [0, comm_size), as for arguments
   /// Plan would refuse.
   static std::size_t required_workspace_bytes(int comm_size, int rank,

@@ -164,7 +164,10 @@ volfft_status volfft_workspace_bytes(volfft_plan plan, size_t* bytes);
  * workspace runs engine auto as alltoallv, so this can exceed volfft_workspace_bytes of a plan
  * that owns its workspace (engine node). With engine node it counts the send area, which a
  * plan whose ranks all share one node does not use (which ranks share a node takes MPI to
- * know): then it is up to twice what the plan reports, never less. */
+ * know): then it is up to twice what the plan reports, never less. Call it on the machine the
+ * plan will run on: a one-rank out-of-place r2c plan needs far less where its spectrum is more
+ * than a third of that machine's last-level cache (its backward runs folded in the caller's two
+ * arrays), so a size computed elsewhere may be too small, which the plan refuses by name. */
 volfft_status volfft_required_workspace_bytes(int comm_size, int rank, int ndim, const int64_t* shape, int kind,
                                               int precision, const volfft_options* options, size_t* bytes);
 /* Bytes of the one array an in-place plan transforms (Plan::in_place_bytes). */
