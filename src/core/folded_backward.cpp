@@ -37,7 +37,8 @@ FoldedGeometry folded_geometry(const Blueprint& bp) {
   g.h = g.n2 / 2 + 1;
   g.w = g.h - 1;
   // As backend/fftw_columns.hpp: lines n0 rounded up to even plus 2 apart (each starts 16-byte
-  // aligned, and no two a power of two apart), at most 64 of them and 512 KiB, at least 8.
+  // aligned, and lines of a power-of-two length are not that far apart), at most 64 of them and
+  // 512 KiB, at least 8.
   g.line_stride = (g.n0 + 1) / 2 * 2 + 2;
   const Index fit = (Index{512} << 10) / (g.line_stride * bp.element_bytes);
   const Index most = std::min<Index>(64, std::max<Index>(8, fit / 8 * 8));
