@@ -14,6 +14,7 @@
 #include "backend/fftw_columns.hpp"
 #include "backend/fftw_kinds.hpp"
 #include "backend/omp_team.hpp"
+#include "kernels/parallel_for.hpp"
 
 namespace volfft::backend {
 namespace {
@@ -331,7 +332,7 @@ class FftwBatch final : public FftBatch {
       copied.plan = block_plan(block);
       if (rest > 0) copied.rest_plan = block_plan(rest);
     } catch (const std::runtime_error&) {
-      if (copied.plan) Api::destroy(copied.plan);
+      destroy(copied);
       return;
     }
     copied.blocks = units / block;
@@ -358,14 +359,10 @@ class FftwBatch final : public FftBatch {
     if (keep) {
       // FFTW's plan of the whole batch (and its split over threads) never runs again; the
       // unaligned fallback stays for arrays at another alignment.
-      Api::destroy(primary_);
-      for (const Part& part : parts_) Api::destroy(part.plan);
-      primary_ = nullptr;
-      parts_.clear();
+      release_whole_batch_plans();
       copied_ = copied;
     } else {
-      Api::destroy(copied.plan);
-      if (copied.rest_plan) Api::destroy(copied.rest_plan);
+      destroy(copied);
     }
   }
 
@@ -393,25 +390,28 @@ class FftwBatch final : public FftBatch {
       for (Index r = 0; r < rows; ++r) std::memcpy(to + r * c.out_row_bytes, from + r * c.in_row_bytes, bytes);
       run(last ? c.rest_plan : c.plan, to, to);
     };
-#if defined(VOLFFT_HAVE_OPENMP)
-    if (threads_ > 1) {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-      for (Index k = 0; k < total; ++k) one_block(k);
-      return;
-    }
-#endif
-    for (Index k = 0; k < total; ++k) one_block(k);
+    kernels::parallel_for(total, threads_, [&](Index k, int) { one_block(k); });
+  }
+
+  static void destroy(Copied& c) {
+    if (c.plan) Api::destroy(c.plan);
+    if (c.rest_plan) Api::destroy(c.rest_plan);
+    c = Copied{};
+  }
+
+  // FFTW's plan of the whole batch on aligned arrays and its split over threads.
+  void release_whole_batch_plans() {
+    if (primary_) Api::destroy(primary_);
+    for (const Part& part : parts_) Api::destroy(part.plan);
+    primary_ = nullptr;
+    parts_.clear();
   }
 
   void release_fftw_plans() {
-    if (primary_) Api::destroy(primary_);
+    release_whole_batch_plans();
     if (unaligned_) Api::destroy(unaligned_);
-    for (const Part& part : parts_) Api::destroy(part.plan);
-    if (copied_.plan) Api::destroy(copied_.plan);
-    if (copied_.rest_plan) Api::destroy(copied_.rest_plan);
-    primary_ = unaligned_ = nullptr;
-    parts_.clear();
-    copied_ = Copied{};
+    unaligned_ = nullptr;
+    destroy(copied_);
   }
 
   // FFTW's plan of the whole batch on arrays of the planning arrays' alignment: split over

@@ -29,9 +29,8 @@
 #include <stdexcept>
 #include <vector>
 
-#if defined(VOLFFT_HAVE_OPENMP)
-#include <omp.h>
-#endif
+#include "core/line_buffer.hpp"
+#include "kernels/parallel_for.hpp"
 
 namespace volfft::backend {
 
@@ -86,7 +85,9 @@ class FftwColumns {
 
   /// Whether 8 lines of the geometry's length fit the buffer's 512 KiB a thread (a double
   /// transform of up to 4094 points, single of 8190); longer ones are left to FFTW's plan.
-  static bool takes(const ColumnGeometry& g) { return 8 * line_stride(g.n) * Index(sizeof(Value)) <= buffer_cap; }
+  static bool takes(const ColumnGeometry& g) {
+    return 8 * core::line_stride(g.n) * Index(sizeof(Value)) <= core::kLineBufferBytes;
+  }
 
   FftwColumns(const ColumnGeometry& g, int sign, unsigned flags, int threads)
       : g_(g), threads_(threads) {
@@ -94,15 +95,10 @@ class FftwColumns {
     threads_ = 1;  // without OpenMP every batch runs on the calling thread
 #endif
     threads_ = std::max(threads_, 1);
-    // B lines of `ld` values: at most 512 KiB a thread (half this VM's L2; 64 lines of 256 fit),
-    // at most 64 lines (the measured best at 128 and 256 points: 32 read 8-10% slower), a
-    // multiple of 8, at least 8 (takes() leaves longer lines to FFTW). `ld` is n rounded up to
-    // even plus 2: every line starts at 16 bytes (FFTW's SIMD alignment also in single
-    // precision), and lines a power of two apart would share cache sets.
-    ld_ = line_stride(g.n);
-    const Index fit = buffer_cap / (ld_ * Index(sizeof(Value)));
-    block_ = std::min<Index>(64, std::max<Index>(8, fit / 8 * 8));
-    block_ = std::min(block_, g.lines);
+    // Blocks of lines `ld` values apart in the buffer (core/line_buffer.hpp says how many and why;
+    // takes() leaves lines longer than 8 of them fit to FFTW).
+    ld_ = core::line_stride(g.n);
+    block_ = std::min(core::lines_per_block(g.n, Index(sizeof(Value))), g.lines);
     blocks_ = (g.lines + block_ - 1) / block_;
     outer_count_ = 1;
     for (const fftw_iodim64& d : g.outer) outer_count_ *= d.n;
@@ -129,23 +125,12 @@ class FftwColumns {
   void execute(const void* in, void* out) const {
     const Value* source = static_cast<const Value*>(in);
     Value* target = static_cast<Value*>(out);
-    const Index tasks = outer_count_ * blocks_;
-    // One thread enters no parallel region: even one that is not taken (`if`) makes libgomp
-    // allocate a team, and a transform allocates nothing (tests/mpi/test_no_allocation.cpp).
-    if (threads_ == 1) {
-      for (Index t = 0; t < tasks; ++t) run_task(source, target, t, buffer_);
-      return;
-    }
-#if defined(VOLFFT_HAVE_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads_)
-    for (Index t = 0; t < tasks; ++t)
-      run_task(source, target, t, buffer_ + std::ptrdiff_t(omp_get_thread_num()) * block_ * ld_);
-#endif
+    kernels::parallel_for(outer_count_ * blocks_, threads_, [&](Index t, int thread) {
+      run_task(source, target, t, buffer_ + std::ptrdiff_t(thread) * block_ * ld_);
+    });
   }
 
  private:
-  static constexpr Index buffer_cap = Index{512} << 10;  // bytes a thread
-  static Index line_stride(Index n) { return (n + 1) / 2 * 2 + 2; }
 
   // Task t: block t % blocks_ of the lines, at element t / blocks_ of the outer loops.
   void run_task(const Value* in, Value* out, Index t, Value* buffer) const {

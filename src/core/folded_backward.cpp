@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/cache.hpp"
+#include "core/line_buffer.hpp"
 
 namespace volfft::core {
 
@@ -36,12 +37,9 @@ FoldedGeometry folded_geometry(const Blueprint& bp) {
   g.n0 = bp.shape[0], g.n1 = bp.shape[1], g.n2 = bp.shape[2];
   g.h = g.n2 / 2 + 1;
   g.w = g.h - 1;
-  // As backend/fftw_columns.hpp: lines n0 rounded up to even plus 2 apart (each starts 16-byte
-  // aligned, and lines of a power-of-two length are not that far apart), at most 64 of them and
-  // 512 KiB, at least 8.
-  g.line_stride = (g.n0 + 1) / 2 * 2 + 2;
-  const Index fit = (Index{512} << 10) / (g.line_stride * bp.element_bytes);
-  const Index most = std::min<Index>(64, std::max<Index>(8, fit / 8 * 8));
+  // Lines through the buffer as the columns of backend/fftw_columns.hpp (core/line_buffer.hpp).
+  g.line_stride = line_stride(g.n0);
+  const Index most = lines_per_block(g.n0, bp.element_bytes);
   if (g.w == 0) {
     g.block = std::min(most, g.n1);  // every line aside (n2 = 1)
   } else {

@@ -7,6 +7,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/parallel_for.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #define VOLFFT_STREAM_STORES 1
@@ -53,6 +55,14 @@ inline void copy_row(const T* src, Index src_stride, T* dst, Index dst_stride, I
   } else {
     for (Index k = 0; k < n; ++k) dst[k] = src[k * src_stride] * scale;
   }
+}
+
+// for k in [0, work): body(k), over `threads` threads when `parallel`, else on the calling
+// thread alone (kernels/parallel_for.hpp). Outside the
+// streaming stores' #if: every build copies with it.
+template <class F>
+void parallel_for(Index work, int threads, bool parallel, const F& body) {
+  kernels::parallel_for(work, parallel ? threads : 1, [&](Index k, int) { body(k); });
 }
 
 #if defined(VOLFFT_STREAM_STORES)
@@ -129,23 +139,6 @@ void stream_row(const T* src, Index src_stride, T* dst, Index n, Scalar<T> scale
   copy_row(src + k * src_stride, src_stride, dst + k, 1, n - k, scale);
 }
 
-// for k in [0, work): body(k), over `threads` threads when `parallel`, else on the calling
-// thread alone. Not `#pragma omp parallel if (parallel)`: with its clause false libgomp still
-// makes a team of one thread, allocated and freed on every call (found by
-// tests/mpi/test_no_allocation.cpp).
-template <class F>
-void parallel_for(Index work, int threads, bool parallel, const F& body) {
-#if defined(VOLFFT_HAVE_OPENMP)
-  if (parallel) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (Index k = 0; k < work; ++k) body(k);
-    return;
-  }
-#endif
-  (void)threads, (void)parallel;
-  for (Index k = 0; k < work; ++k) body(k);
-}
-
 // for k in [0, work): body(k), over `threads` threads when `parallel`; then each thread fences
 // its streamed stores (weakly ordered: without the fence another rank, or the caller after the
 // region, could read the lines before they reach memory).
@@ -153,7 +146,7 @@ template <class F>
 void streamed_for(Index work, int threads, bool parallel, const F& body) {
   (void)threads, (void)parallel;
 #if defined(VOLFFT_HAVE_OPENMP)
-  if (parallel) {  // not `if (parallel)` on the pragma: see parallel_for
+  if (parallel) {  // not `if (parallel)` on the pragma: kernels/parallel_for.hpp says why
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static) nowait
@@ -461,6 +454,24 @@ VOLFFT_COPY_FIELDS(std::complex<float>)
 VOLFFT_COPY_FIELDS(double)
 VOLFFT_COPY_FIELDS(float)
 #undef VOLFFT_COPY_FIELDS
+
+template <class T>
+void stream_row(const T* src, Index src_stride, T* dst, Index n) {
+#if defined(VOLFFT_STREAM_STORES)
+  stream_row(src, src_stride, dst, n, Scalar<T>(1));
+#else
+  copy_row(src, src_stride, dst, 1, n, Scalar<T>(1));
+#endif
+}
+
+void stream_fence() {
+#if defined(VOLFFT_STREAM_STORES)
+  _mm_sfence();
+#endif
+}
+
+template void stream_row<std::complex<double>>(const std::complex<double>*, Index, std::complex<double>*, Index);
+template void stream_row<std::complex<float>>(const std::complex<float>*, Index, std::complex<float>*, Index);
 
 template <class Real>
 void scale_array(Real* p, Index n, Real factor, int threads) {

@@ -47,12 +47,23 @@ void copy_fields(const T* src, const std::array<Index, 3>& src_strides, Index sr
                  const std::array<Index, 3>& dst_strides, Index dst_field_stride, const std::array<Index, 3>& extent,
                  Index fields, Scalar<T> scale, int threads = 1);
 
+/// dst[k] = src[k * src_stride] for k in [0, n), dst contiguous: the whole cache lines of dst
+/// written with streaming (non-temporal) stores where the CPU has them (x86-64), the partial lines
+/// at either end with ordinary ones; for a destination not read again before it has left the
+/// cache (an ordinary store first reads the line it writes). Streamed stores are weakly ordered:
+/// the calling thread calls stream_fence() before the values are read by another thread or rank.
+template <class T>
+void stream_row(const T* src, Index src_stride, T* dst, Index n);
+void stream_fence();
+
 /// p[x] *= factor for x in [0, n): the backward scale where no copy carries it (no exchange, as
 /// at one rank). `threads` as for copy_box: the pass is memory-bound, and one thread does not
 /// draw the node's bandwidth.
 template <class Real>
 void scale_array(Real* p, Index n, Real factor, int threads = 1);
 
+extern template void stream_row<std::complex<double>>(const std::complex<double>*, Index, std::complex<double>*, Index);
+extern template void stream_row<std::complex<float>>(const std::complex<float>*, Index, std::complex<float>*, Index);
 extern template void scale_array<double>(double*, Index, double, int);
 extern template void scale_array<float>(float*, Index, float, int);
 

@@ -2,16 +2,14 @@
 
 #include <algorithm>
 #include <complex>
-#include <cstdint>
 #include <cstring>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <xmmintrin.h>  // _mm_prefetch
 #endif
 
-#if defined(VOLFFT_HAVE_OPENMP)
-#include <omp.h>
-#endif
+#include "kernels/copy_box.hpp"
+#include "kernels/parallel_for.hpp"
 
 namespace volfft::plan {
 
@@ -22,7 +20,8 @@ FoldedBackward::FoldedBackward(const core::Blueprint& bp, const Options& options
 #if !defined(VOLFFT_HAVE_OPENMP)
   threads_ = 1;  // without OpenMP every batch runs on the calling thread
 #endif
-  // Each thread runs whole batches of its own: one thread each.
+  // FftBatch promises no concurrent execute of one batch: each thread runs batches of its own,
+  // planned for one thread.
   Options one = options;
   one.threads = 1;
   backend::BatchGeometry lines;
@@ -47,25 +46,12 @@ FoldedBackward::FoldedBackward(const core::Blueprint& bp, const Options& options
   }
 }
 
-template <class Body>
-void FoldedBackward::each(Index count, const Body& body) const {
-#if defined(VOLFFT_HAVE_OPENMP)
-  // Not a parallel region for one thread: libgomp allocates a team even for an untaken `if`
-  // (tests/mpi/test_no_allocation.cpp).
-  if (threads_ > 1) {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-    for (Index k = 0; k < count; ++k) body(k, omp_get_thread_num());
-    return;
-  }
-#endif
-  for (Index k = 0; k < count; ++k) body(k, 0);
-}
-
 namespace {
 
 // Rows of the input ahead of the one a block's gather copies whose values it prefetches: the
 // block reads a run from each of n0 rows a plane apart, more streams than the hardware's
-// prefetcher follows. 4-16 rows ahead timed alike (r2c double 256^3, a scratch program).
+// prefetcher follows. 4-16 rows ahead timed alike (r2c double 256^3, a scratch program not in
+// the repository).
 constexpr Index kPrefetchRows = 8;
 
 inline void prefetch(const void* p, std::size_t bytes) {
@@ -75,45 +61,6 @@ inline void prefetch(const void* p, std::size_t bytes) {
 #else
   (void)p, (void)bytes;
 #endif
-}
-
-// `count` values, from[x * stride] for x < count, to to[x]: the whole cache lines among them with
-// streaming stores, the partial ones at either end ordinary (as kernels/copy_box.cpp's rows). The
-// output is not read again before the planes' pass, by when a large one has left the cache, and
-// an ordinary store first reads the line it writes (r2c double 256^3, the axis-0 pass: 37 ms with
-// ordinary stores and no prefetch, 31 with either, 24 with both; a scratch program, the bench's
-// loop). Returns whether it streamed (the caller fences).
-template <class Value>
-bool store_run(Value* to, const Value* from, Index stride, Index count) {
-#if defined(__SSE2__)
-  constexpr Index line = 64 / static_cast<Index>(sizeof(Value));
-  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(to);
-  // Values at their own alignment (not a complex double 8 bytes off, in a row of odd length)
-  // line up with cache lines.
-  const Index head = address % sizeof(Value) != 0
-                         ? count
-                         : std::min(count, static_cast<Index>((64 - address % 64) % 64 / sizeof(Value)));
-  const Index whole = (count - head) / line * line;
-  if (whole > 0) {
-    for (Index x = 0; x < head; ++x) to[x] = from[x * stride];
-    for (Index x = head; x < head + whole; x += line)
-      for (Index k = x; k < x + line; k += 16 / static_cast<Index>(sizeof(Value))) {
-        if constexpr (sizeof(Value) == 16) {
-          _mm_stream_pd(reinterpret_cast<double*>(to + k), _mm_loadu_pd(reinterpret_cast<const double*>(from + k * stride)));
-        } else {
-          static_assert(sizeof(Value) == 8, "complex float or double");
-          __m128 v = _mm_setzero_ps();  // two values a store
-          v = _mm_loadl_pi(v, reinterpret_cast<const __m64*>(from + k * stride));
-          v = _mm_loadh_pi(v, reinterpret_cast<const __m64*>(from + (k + 1) * stride));
-          _mm_stream_ps(reinterpret_cast<float*>(to + k), v);
-        }
-      }
-    for (Index x = head + whole; x < count; ++x) to[x] = from[x * stride];
-    return true;
-  }
-#endif
-  for (Index x = 0; x < count; ++x) to[x] = from[x * stride];
-  return false;
 }
 
 }  // namespace
@@ -139,7 +86,7 @@ void FoldedBackward::run_as(const void* input, void* work, void* output) const {
   auto clear = [&](Value* buffer, Index from, Index to) {
     for (Index l = from; l < to; ++l) std::fill(buffer + l * ld, buffer + l * ld + g.n0, Value(0));
   };
-  each(folded_blocks + g.aside_blocks(), [&](Index b, int t) {
+  kernels::parallel_for(folded_blocks + g.aside_blocks(), threads_, [&](Index b, int t) {
     Value* buffer = slot(t);
     if (b < folded_blocks) {
       const Index j0 = b / g.chunks * g.rows, k0 = b % g.chunks * g.cols;
@@ -156,14 +103,14 @@ void FoldedBackward::run_as(const void* input, void* work, void* output) const {
       for (Index jj = 0; jj < rows && cols < g.cols; ++jj) clear(buffer, jj * g.cols + cols, (jj + 1) * g.cols);
       clear(buffer, rows * g.cols, g.block);
       lines_[static_cast<std::size_t>(t)]->execute(buffer, buffer);
-      bool streamed = false;
+      // The output is not read again before the planes' pass, by when a large one has left the
+      // cache: its whole lines streamed (r2c double 256^3, the axis-0 pass: 37 ms with ordinary
+      // stores and no prefetch, 31 with either, 24 with both; a scratch program on the bench's
+      // loop, not in the repository).
       for (Index r = 0; r < g.n0; ++r)
         for (Index jj = 0; jj < rows; ++jj)
-          streamed |= store_run(fold(r, j0 + jj) + k0, buffer + jj * g.cols * ld + r, ld, cols);
-#if defined(__SSE2__)
-      if (streamed) _mm_sfence();  // this thread's streamed lines reach memory before the planes read them
-#endif
-      (void)streamed;
+          kernels::stream_row(buffer + jj * g.cols * ld + r, ld, fold(r, j0 + jj) + k0, cols);
+      kernels::stream_fence();  // this thread's streamed lines reach memory before the planes read them
       return;
     }
     const Index j0 = (b - folded_blocks) * g.block, count = std::min(g.block, g.n1 - j0);
@@ -180,7 +127,7 @@ void FoldedBackward::run_as(const void* input, void* work, void* output) const {
   });
   // The planes: plane i's rows and values aside into the scratch plane (FFTW's rows of h), then
   // its c2r into real plane i, which held nothing but plane i's folds.
-  each(g.n0, [&](Index i, int t) {
+  kernels::parallel_for(g.n0, threads_, [&](Index i, int t) {
     Value* scratch = slot(t) + g.line_buffer();
     for (Index j = 0; j < g.n1; ++j) {
       std::memcpy(static_cast<void*>(scratch + j * g.h), fold(i, j), sizeof(Value) * static_cast<std::size_t>(g.w));

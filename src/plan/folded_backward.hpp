@@ -25,11 +25,6 @@ class FoldedBackward {
  private:
   template <class Real>
   void run_as(const void* input, void* work, void* output) const;
-  // body(k, thread) for k in [0, count): on the calling thread alone, or shared among the
-  // threads (each with its own slot of the workspace and its own batches).
-  template <class Body>
-  void each(core::Index count, const Body& body) const;
-
   core::FoldedGeometry g_;
   Precision precision_;
   int threads_ = 1;
