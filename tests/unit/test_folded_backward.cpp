@@ -14,8 +14,10 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "backend/fftw_api.hpp"
 #include "core/blueprint.hpp"
 #include "core/folded_backward.hpp"
 #include "plan/folded_backward.hpp"
@@ -112,24 +114,16 @@ void its_workspace() {
   unsetenv("VOLFFT_TEST_FOLDED");
 }
 
+// The r2c of a whole n0 x n1 x n2 array by FFTW's serial plan, through the FFTW API of the
+// library's backend (backend/fftw_api.hpp) of Real's precision.
 template <class Real>
-struct Fftw;
-template <>
-struct Fftw<double> {
-  static void forward(int n0, int n1, int n2, double* in, std::complex<double>* out) {
-    fftw_plan p = fftw_plan_dft_r2c_3d(n0, n1, n2, in, reinterpret_cast<fftw_complex*>(out), FFTW_ESTIMATE);
-    fftw_execute(p);
-    fftw_destroy_plan(p);
-  }
-};
-template <>
-struct Fftw<float> {
-  static void forward(int n0, int n1, int n2, float* in, std::complex<float>* out) {
-    fftwf_plan p = fftwf_plan_dft_r2c_3d(n0, n1, n2, in, reinterpret_cast<fftwf_complex*>(out), FFTW_ESTIMATE);
-    fftwf_execute(p);
-    fftwf_destroy_plan(p);
-  }
-};
+void fftw_r2c(Index n0, Index n1, Index n2, Real* in, std::complex<Real>* out) {
+  using Api = std::conditional_t<sizeof(Real) == 8, backend::DoubleApi, backend::FloatApi>;
+  const fftw_iodim64 dims[3] = {{n0, n1 * n2, n1 * (n2 / 2 + 1)}, {n1, n2, n2 / 2 + 1}, {n2, 1, 1}};
+  const typename Api::plan p = Api::r2c(3, dims, 0, nullptr, in, out, FFTW_ESTIMATE);
+  Api::exec_r2c(p, in, out);
+  Api::destroy(p);
+}
 
 // One shape, one precision, one thread count: folded back from FFTW's r2c of random reals.
 // `offset`: the output starts that many reals after a 64-byte boundary (0: whole cache lines, the
@@ -154,7 +148,7 @@ void check_run(std::vector<Index> shape, int threads, Index offset) {
   for (Real& v : x) v = static_cast<Real>(uniform(random));
   std::vector<Real> x_copy = x;  // x stays the reference whatever the r2c does with its input
   std::vector<Value> spectrum(static_cast<std::size_t>(values));
-  Fftw<Real>::forward(int(n0), int(n1), int(n2), x_copy.data(), spectrum.data());
+  fftw_r2c(n0, n1, n2, x_copy.data(), spectrum.data());
   const std::vector<Value> kept = spectrum;
   // Guards: 64 values past the output and past the workspace must stay as written.
   const Index guard = 64, work = bp.buffer_elements;
