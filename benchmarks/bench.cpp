@@ -75,7 +75,7 @@ struct Args {
   std::string in_dist, out_dist;  // --in/--out: the user's distribution (user arrays), "" = the plan's own
   std::string json;
   bool fftw_mpi = false, fftw_serial = false, fftw_threads = false;
-  bool floor = false;           // --floor: phases against the node's copy bandwidth (floor.hpp)
+  bool floor = false;           // --floor: phases against the copy bandwidth and in-cache FFTs (floor.hpp)
 };
 
 std::string usage() {
@@ -102,7 +102,8 @@ std::string usage() {
          "        blocks of axis 0; the plan reshapes from and to them)\n"
          "       [--threads N] [--backend fftw|ducc0|auto] [--ranks-per-node R] (engine node: pretend nodes)\n"
          "       [--compare fftw-mpi,fftw-serial,fftw-threads]\n"
-         "       [--floor] (each phase against the bytes it must move at the ranks' copy bandwidth)\n";
+         "       [--floor] (each phase against the bytes it must move at the ranks' copy bandwidth, and the FFT\n"
+         "        phases against their transforms timed in cache)\n";
 }
 
 std::vector<std::array<int, 2>> all_grids(int size, int ndim) {
@@ -770,8 +771,9 @@ int main(int argc, char** argv) {
       }
     }
     // The floor (collective: every rank copies at once, as in the transform's phases).
-    double bandwidth = 0;
+    bench::CopyBandwidth copy;
     std::size_t floor_buffer = 0;
+    std::vector<bench::LineTime> line_times;
     std::vector<bench::FloorRow> floor_fwd, floor_bwd;
     if (a.floor) {
       double n = 1;
@@ -779,17 +781,21 @@ int main(int argc, char** argv) {
       // At least 64 MiB (out of any cache), else this rank's share of the complex array.
       floor_buffer = std::max<std::size_t>(std::size_t(64) << 20,
                                            static_cast<std::size_t>(n * b.description.element_bytes / size));
-      bandwidth = bench::copy_bandwidth(MPI_COMM_WORLD, floor_buffer, a.threads);
+      copy = bench::copy_bandwidth(MPI_COMM_WORLD, floor_buffer, a.threads);
+      line_times = bench::fft_line_times(MPI_COMM_WORLD, b.description);
       auto medians = [](const DirectionResult& d) {
         std::vector<double> m;
         for (const auto& t : d.phase_times) m.push_back(median(t));
         return m;
       };
-      floor_fwd = bench::floor_rows(b.description, true, b.fwd.phase_names, medians(b.fwd), bandwidth);
-      floor_bwd = bench::floor_rows(b.description, false, b.bwd.phase_names, medians(b.bwd), bandwidth);
+      const int workers = size * a.threads;
+      floor_fwd = bench::floor_rows(b.description, true, b.fwd.phase_names, medians(b.fwd), copy.best(), line_times, workers);
+      floor_bwd = bench::floor_rows(b.description, false, b.bwd.phase_names, medians(b.bwd), copy.best(), line_times, workers);
       if (rank == 0) {
-        std::printf("\n  floor: copy bandwidth %.2f GB/s (read + written, all %d rank(s) x %d thread(s) at once, "
-                    "%.0f MiB per rank, best of 5)\n", bandwidth * 1e-9, size, a.threads, floor_buffer / 1048576.0);
+        std::printf("\n  floor: copy bandwidth %.2f GB/s, the faster of memcpy (%.2f) and streamed stores (%.2f)\n"
+                    "    (read + written, all %d rank(s) x %d thread(s) at once, %.0f MiB per rank, best of 5)\n",
+                    copy.best() * 1e-9, copy.memcpy * 1e-9, copy.streamed * 1e-9, size, a.threads,
+                    floor_buffer / 1048576.0);
         bench::print_floor(floor_fwd, floor_bwd);
       }
     }
@@ -872,13 +878,22 @@ int main(int argc, char** argv) {
       if (!a.floor) {
         js << "null";
       } else {
-        js << "{\"copy_bytes_per_second\": " << bandwidth << ", \"buffer_bytes_per_rank\": " << floor_buffer;
+        js << "{\"copy_bytes_per_second\": " << copy.best() << ", \"memcpy_bytes_per_second\": " << copy.memcpy
+           << ", \"streamed_bytes_per_second\": " << copy.streamed << ", \"buffer_bytes_per_rank\": " << floor_buffer
+           << ", \"workers\": " << size * a.threads << ", \"lines\": [";
+        for (std::size_t k = 0; k < line_times.size(); ++k) {
+          const auto& l = line_times[k];
+          js << (k ? ", " : "") << "{\"axis\": " << l.axis << ", \"n\": " << l.n << ", \"kind\": \"" << to_string(l.kind)
+             << "\", \"direction\": \"" << (l.forward ? "forward" : "backward") << "\", \"seconds\": " << l.seconds << "}";
+        }
+        js << "]";
         for (const auto* rows : {&floor_fwd, &floor_bwd}) {
           js << ", \"" << (rows == &floor_fwd ? "forward" : "backward") << "\": [";
           for (std::size_t k = 0; k < rows->size(); ++k) {
             const auto& row = (*rows)[k];
             js << (k ? ", " : "") << "{\"phase\": \"" << row.phase << "\", \"ms\": " << row.seconds * 1e3
-               << ", \"bytes\": " << row.bytes << ", \"floor_ms\": " << row.floor_seconds * 1e3 << "}";
+               << ", \"bytes\": " << row.bytes << ", \"floor_ms\": " << row.floor_seconds * 1e3
+               << ", \"in_cache_ms\": " << row.compute_seconds * 1e3 << "}";
           }
           js << "]";
         }
