@@ -14,6 +14,8 @@
 #include "backend/fftw_columns.hpp"
 #include "backend/fftw_kinds.hpp"
 #include "backend/omp_team.hpp"
+#include "core/cache.hpp"
+#include "kernels/copy_box.hpp"
 #include "kernels/parallel_for.hpp"
 
 namespace volfft::backend {
@@ -91,20 +93,26 @@ class FftwBatch final : public FftBatch {
 
   ~FftwBatch() override { release_fftw_plans(); }
 
-  std::size_t buffer_bytes() const override { return columns_ ? columns_->buffer_bytes() : 0; }
+  std::size_t buffer_bytes() const override {
+    return columns_ ? columns_->buffer_bytes() : padded_.rows ? padded_.scratch_bytes() : 0;
+  }
 
-  const char* way() const override { return columns_ ? "columns" : copied_.plan ? "copied" : "fftw"; }
+  const char* way() const override {
+    return columns_ ? "columns" : padded_.rows ? "padded" : copied_.plan ? "copied" : "fftw";
+  }
 
   void execute(const void* in, void* out) const override {
     if (columns_) {
       columns_->execute(in, out);
       return;
     }
-    if (!primary_ && !copied_.plan) return;  // an empty box
+    if (!primary_ && !copied_.plan && !padded_.rows) return;  // an empty box
     const bool unaligned = unaligned_ && (Api::alignment_of(in) != in_alignment_ ||
                                           Api::alignment_of(out) != out_alignment_);
     if (unaligned) {
       run_threaded(unaligned_, in, out);
+    } else if (padded_.rows) {
+      run_padded(padded_, in, out);
     } else if (copied_.plan) {
       run_copied(copied_, in, out);
     } else {
@@ -236,6 +244,129 @@ class FftwBatch final : public FftBatch {
       }
     }
     plan_copied(g, dims, loops, effort, plan_in, plan_out, flags);
+    plan_padded(g, dims, loops, effort, plan_in, plan_out, flags);
+  }
+
+  // A batch of 2-D c2c transforms run one plane at a time may run each plane through a scratch
+  // plane of its own whose rows lie one cache line further apart than a plane's: FFTW's rows
+  // from the input plane into the scratch, its columns there in place, the rows copied into the
+  // output plane (streamed where the batch's output exceeds the cache). Rows 2^k values long put
+  // a column's values in one or a few sets of the L1 cache (4 KiB apart for 256 complex doubles),
+  // and FFTW's strided column passes then miss where the padded ones hit: on the Zen 5 VM of
+  // docs/performance.md (FFTW 3.3.10, measure, one process, complex doubles, a plane in cache)
+  // the columns of a 256^2 plane took 0.117 ms with rows 256 apart and 0.078 with rows 260
+  // apart, the whole plane's 2-D transform 0.181 against 0.138; from memory, each plane read
+  // through first (as run_fftw does), 128 planes of 256^2 30.3 -> 25.6-26.5 ms (two processes at
+  // once: 30-33 -> 25-27), 64 of 128^2 3.6 -> 2.3-2.4, 16 of 512^2 20.6-22.9 -> 16.9-17.2.
+  // Chosen by timing it against the way the batch runs otherwise (FFTW's plan, or copied blocks)
+  // on the planning arrays (effort measure or patient; VOLFFT_TEST_PADDED_PLANES forces it either
+  // way); planes of at most 4 MiB, each thread holding a scratch plane (buffer_bytes()).
+  void plan_padded(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
+                   const std::vector<fftw_iodim64>& loops, Effort effort, void* plan_in, void* plan_out,
+                   unsigned flags) {
+    const Forced rule = forced("VOLFFT_TEST_PADDED_PLANES");
+    const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
+    if (!c2c || rule == Forced::never || (rule == Forced::no && effort == Effort::estimate)) return;
+    // Planes: two transformed dimensions, rows contiguous on both sides, one loop over whole planes.
+    if (dims.size() != 2 || loops.size() != 1) return;
+    const fftw_iodim64 &across = dims[0], &along = dims[1];  // row-major: dims[0] the rows' index
+    if (along.is != 1 || along.os != 1 || across.is < along.n || across.os < along.n) return;
+    const std::ptrdiff_t value_bytes = static_cast<std::ptrdiff_t>(sizeof(typename Api::complex));
+    Index span_in = 0;
+    if (!outermost_loop(dims, loops, value_bytes, value_bytes, g.transform, span_in)) return;
+    Padded p;
+    p.planes = loops.front().n;
+    p.rows_n = across.n, p.row_length = along.n;
+    p.ld = along.n + 64 / value_bytes;  // one cache line more (4 complex doubles, 8 floats)
+    p.in_row = across.is, p.out_row = across.os;
+    p.in_plane_bytes = loops.front().is * value_bytes, p.out_plane_bytes = loops.front().os * value_bytes;
+    p.touch_bytes = touch_bytes_of(g.transform, static_cast<std::size_t>(span_in * value_bytes));
+    p.threads = std::max(threads_, 1);
+#if !defined(VOLFFT_HAVE_OPENMP)
+    p.threads = 1;  // without OpenMP every batch runs on the calling thread
+#endif
+    // Each thread's scratch plane starts on a cache line, as the first (FFTW's plans are made on
+    // it and run on every thread's at the same alignment).
+    const Index line_values = 64 / value_bytes;
+    p.plane_values = (p.rows_n * p.ld + line_values - 1) / line_values * line_values;
+    if (p.plane_values * value_bytes > (Index(4) << 20)) return;
+    const double out_bytes = static_cast<double>(p.planes) * static_cast<double>(p.out_plane_bytes);
+    p.stream = out_bytes > static_cast<double>(core::last_level_cache_bytes());
+    p.scratch = static_cast<Value*>(fftw_malloc(p.scratch_bytes()));
+    if (!p.scratch) throw std::bad_alloc();
+    std::fill(p.scratch, p.scratch + p.plane_values * p.threads, Value(0));
+    const int sign = g.transform == Transform::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD;
+    {
+      PlannerThreads<Api> planner(1);
+      const fftw_iodim64 row{along.n, 1, 1}, rows{across.n, across.is, p.ld};
+      const fftw_iodim64 column{across.n, p.ld, p.ld}, columns{along.n, 1, 1};
+      p.rows = Api::dft(1, &row, 1, &rows, plan_in, p.scratch, sign, flags);
+      if (p.rows)
+        p.columns = Api::dft(1, &column, 1, &columns, p.scratch, p.scratch, sign, flags & ~unsigned(FFTW_DESTROY_INPUT));
+    }
+    if (!p.rows || !p.columns) {  // FFTW has no plan for it: the batch runs as it would have
+      destroy(p);
+      return;
+    }
+    bool keep = rule == Forced::always;
+    if (!keep) {
+      void* out = g.in_place ? plan_in : plan_out;
+      const auto [other, padded] = best_seconds_alternating(
+          1, 3, [&] { copied_.plan ? run_copied(copied_, plan_in, out) : run_fftw(plan_in, out); },
+          [&] { run_padded(p, plan_in, out); });
+      keep = padded < other;
+    }
+    if (keep) {
+      // The batch's other ways never run again; the unaligned fallback stays.
+      release_whole_batch_plans();
+      destroy(copied_);
+      padded_ = p;
+    } else {
+      destroy(p);
+    }
+  }
+
+  // Planes through a padded scratch plane (plan_padded): `planes` planes of `rows_n` rows of
+  // `row_length` values, rows `in_row` / `out_row` values apart on the two sides, planes
+  // `in_plane_bytes` / `out_plane_bytes` apart; the scratch's rows `ld` values apart, one scratch
+  // plane (`plane_values`) per thread.
+  using Value = std::complex<typename Api::real>;
+  struct Padded {
+    typename Api::plan rows = nullptr, columns = nullptr;
+    Index planes = 0, rows_n = 0, row_length = 0, ld = 0, in_row = 0, out_row = 0, plane_values = 0;
+    std::ptrdiff_t in_plane_bytes = 0, out_plane_bytes = 0;
+    std::size_t touch_bytes = 0;
+    bool stream = false;
+    int threads = 1;
+    Value* scratch = nullptr;
+    std::size_t scratch_bytes() const { return sizeof(Value) * static_cast<std::size_t>(plane_values * threads); }
+  };
+
+  void run_padded(const Padded& p, const void* in, void* out) const {
+    kernels::parallel_for(p.planes, p.threads, [&](Index k, int thread) {
+      const char* plane_in = static_cast<const char*>(in) + k * p.in_plane_bytes;
+      Value* plane_out = reinterpret_cast<Value*>(static_cast<char*>(out) + k * p.out_plane_bytes);
+      Value* scratch = p.scratch + thread * p.plane_values;
+      if (p.touch_bytes > 0) touch(plane_in, p.touch_bytes);
+      Api::exec_dft(p.rows, plane_in, scratch);
+      Api::exec_dft(p.columns, scratch, scratch);
+      if (p.stream) {
+        for (Index r = 0; r < p.rows_n; ++r)
+          kernels::stream_row(scratch + r * p.ld, 1, plane_out + r * p.out_row, p.row_length);
+        kernels::stream_fence();  // each thread its own stores, before the caller reads them
+      } else {
+        for (Index r = 0; r < p.rows_n; ++r)
+          std::memcpy(static_cast<void*>(plane_out + r * p.out_row), scratch + r * p.ld,
+                      sizeof(Value) * std::size_t(p.row_length));
+      }
+    });
+  }
+
+  static void destroy(Padded& p) {
+    if (p.rows) Api::destroy(p.rows);
+    if (p.columns) Api::destroy(p.columns);
+    if (p.scratch) fftw_free(p.scratch);
+    p = Padded{};
   }
 
   // An out-of-place c2c or r2c batch may run as blocks copied from the input into the output and
@@ -412,6 +543,7 @@ class FftwBatch final : public FftBatch {
     if (unaligned_) Api::destroy(unaligned_);
     unaligned_ = nullptr;
     destroy(copied_);
+    destroy(padded_);
   }
 
   // FFTW's plan of the whole batch on arrays of the planning arrays' alignment: split over
@@ -628,6 +760,7 @@ class FftwBatch final : public FftBatch {
   std::vector<Part> parts_;  // the batch split over threads, when that was faster
   std::unique_ptr<FftwColumns<Api>> columns_;  // run instead of the plans above, when set
   Copied copied_;  // run instead of primary_ (aligned arrays), when its plan is set
+  Padded padded_;  // run instead of primary_ and copied_ (aligned arrays), when its plans are set
   // A batch run transform by transform: primary_ is the plan for one element of the outermost
   // loop, run blocks_ times this many bytes further on each side.
   Index blocks_ = 1;

@@ -7,7 +7,8 @@
 // length (a loop of 10 over 3 threads) and a loop too short to split. Out-of-place c2c and r2c
 // leave their input as it was. VOLFFT_TEST_SPLIT_BATCHES (1: split wherever a loop allows, 0:
 // never) decides each batch; without OpenMP nothing is split and both runs are one plan.
-// A batch on one thread, run transform by transform, matches a direct DFT (below).
+// A batch on one thread, run transform by transform, matches a direct DFT (below); so do its
+// other ways (columns, copied blocks, padded planes) against FFTW's plan of it.
 // With OpenMP, a batch planned with 2 threads runs in 2 threads even where OpenMP's default team
 // is larger (src/backend/omp_team.hpp), and the application's default is left as it was.
 #include <algorithm>
@@ -488,6 +489,120 @@ void copied_blocks_match_fftw() {
   }
 }
 
+namespace {
+
+// A c2c batch of 2-D planes (axes 1 and 2, planes along axis 0) of `extent`, rows `in_row` /
+// `out_row` values apart on each side (a gap past each row where more than extent[2]), run
+// through padded scratch planes (VOLFFT_TEST_PADDED_PLANES=1) against FFTW's plan of it (=0):
+// where `taken` the padded way must be the one run, hold one scratch plane a thread (rows one
+// 64-byte line longer) and give FFTW's values, leaving an out-of-place input as it was and the
+// gaps between the output's rows untouched.
+template <class Real>
+void check_padded(Transform transform, std::array<Index, 3> extent, bool in_place, bool taken, int threads = 1,
+                  Index in_row = 0, Index out_row = 0) {
+  const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
+  using Value = std::complex<Real>;
+  in_row = in_row ? in_row : extent[2], out_row = in_place ? in_row : out_row ? out_row : extent[2];
+  BatchGeometry g;
+  g.extent = extent;
+  g.axes = {1, 2};
+  g.transform = transform;
+  g.in_place = in_place;
+  g.in_strides = {extent[1] * in_row, in_row, 1};
+  g.out_strides = {extent[1] * out_row, out_row, 1};
+  const std::size_t in_size = static_cast<std::size_t>(extent[0] * extent[1] * in_row);
+  const std::size_t out_size = static_cast<std::size_t>(extent[0] * extent[1] * out_row);
+  std::vector<Value> original(in_size);
+  for (std::size_t k = 0; k < in_size; ++k) original[k] = Value(Real(std::sin(0.37 * double(k))), Real(0.1 * double(k % 7)));
+  std::ostringstream what;
+  what << (transform == Transform::c2c_forward ? "forward " : "backward ") << sizeof(Real) * 8 << "-bit planes "
+       << extent[0] << "x" << extent[1] << "x" << extent[2] << " (rows " << in_row << " / " << out_row << " apart) "
+       << (in_place ? "in place" : "out of place") << " at " << threads << " thread(s)";
+  std::vector<Value> results[2];
+  for (int padded : {0, 1}) {
+    setenv("VOLFFT_TEST_PADDED_PLANES", padded ? "1" : "0", 1);
+    setenv("VOLFFT_TEST_COPY_IN_PLACE", "0", 1);
+    std::vector<Value> plan_in(in_size), plan_out(in_place ? 0 : out_size);
+    auto batch = make_fftw_batch(precision, g, Effort::estimate, threads, plan_in.data(),
+                                 in_place ? plan_in.data() : plan_out.data(), false);
+    unsetenv("VOLFFT_TEST_PADDED_PLANES");
+    unsetenv("VOLFFT_TEST_COPY_IN_PLACE");
+    const std::string expected = padded && taken ? "padded" : "fftw";
+    CHECK_MSG(batch->way() == expected, what.str() << ": runs as " << batch->way() << ", expected " << expected);
+    if (padded && taken) {
+#if defined(VOLFFT_HAVE_OPENMP)
+      const std::size_t scratch_planes = static_cast<std::size_t>(std::max(threads, 1));
+#else
+      const std::size_t scratch_planes = 1;
+#endif
+      // A plane's rows one 64-byte line longer, the plane rounded up to whole lines.
+      const Index line = Index(64 / sizeof(Value)), plane = extent[1] * (extent[2] + line);
+      const std::size_t expected_bytes =
+          scratch_planes * static_cast<std::size_t>((plane + line - 1) / line * line) * sizeof(Value);
+      CHECK_MSG(batch->buffer_bytes() == expected_bytes,
+                what.str() << ": holds " << batch->buffer_bytes() << " bytes of scratch, expected " << expected_bytes);
+    }
+    std::vector<Value> in = original, out(in_place ? 0 : out_size, Value(-7, 3));
+    Value* target = in_place ? in.data() : out.data();
+    batch->execute(in.data(), target);
+    if (!in_place) CHECK_MSG(in == original, what.str() << ": an out-of-place batch changed its input");
+    results[padded] = in_place ? in : out;
+  }
+  double diff = 0, norm = 0;
+  for (std::size_t k = 0; k < results[0].size(); ++k) {
+    diff = std::max(diff, double(std::abs(results[0][k] - results[1][k])));
+    norm = std::max(norm, double(std::abs(results[0][k])));
+  }
+  const double tol = (sizeof(Real) == 8 ? 1e-12 : 2e-5) * std::max(norm, 1.0);
+  CHECK_MSG(diff <= tol, what.str() << ": padded planes differ from FFTW's plan by " << diff);
+  CHECK_MSG(norm > 0, what.str() << ": the batch wrote nothing");
+  if (!in_place && out_row > extent[2])  // the gaps: as the caller left them (-7 + 3i), both ways
+    for (std::size_t k = 0; k < results[1].size(); ++k)
+      if (Index(k) % out_row >= extent[2] && results[1][k] != Value(-7, 3)) {
+        CHECK_MSG(false, what.str() << ": wrote into the gap after a row, at " << k);
+        break;
+      }
+}
+
+}  // namespace
+
+// Planes of powers of two (where the padding is meant to help) and of odd and prime sizes, both
+// directions and precisions, in place and out, rows with gaps on either side, shared by 2 and 3
+// threads (5 planes: unequal shares; each thread's scratch plane on a line of its own). Not taken:
+// a single plane (no loop to run plane by plane), planes not 16 bytes apart, planes whose rows are
+// not contiguous (here: axes 0 and 1), a 1-D batch, and planes beyond 4 MiB of scratch.
+void padded_planes_match_fftw() {
+  for (Transform t : {Transform::c2c_forward, Transform::c2c_backward})
+    for (bool in_place : {false, true}) {
+      check_padded<double>(t, {3, 64, 64}, in_place, true);
+      check_padded<float>(t, {4, 32, 128}, in_place, true);
+      check_padded<double>(t, {5, 17, 13}, in_place, true);
+      check_padded<float>(t, {2, 7, 10}, in_place, true);
+      check_padded<float>(t, {2, 7, 9}, in_place, false);  // planes 504 bytes apart: not FFTW's 16-byte alignment
+      check_padded<double>(t, {3, 12, 10}, in_place, true, 1, 14, 11);
+      check_padded<double>(t, {1, 16, 16}, in_place, false);  // one plane: no loop
+      for (int threads : {2, 3}) {
+        check_padded<double>(t, {5, 32, 32}, in_place, true, threads);
+        check_padded<float>(t, {5, 7, 10}, in_place, true, threads);  // scratch planes of 7 x 18 rounded to 128
+      }
+    }
+  check_padded<double>(Transform::c2c_forward, {2, 520, 512}, false, false);  // 520 x 516 x 16 bytes > 4 MiB
+  // Axes 0 and 1 of C-order arrays: the rows (axis 1) are not contiguous.
+  BatchGeometry g;
+  g.extent = {8, 8, 4};
+  g.axes = {0, 1};
+  g.transform = Transform::c2c_forward;
+  g.in_strides = g.out_strides = {32, 4, 1};
+  std::vector<std::complex<double>> in(256), out(256);
+  setenv("VOLFFT_TEST_PADDED_PLANES", "1", 1);
+  auto batch = make_fftw_batch(Precision::float64, g, Effort::estimate, 1, in.data(), out.data(), false);
+  g.axes = {2};
+  auto lines = make_fftw_batch(Precision::float64, g, Effort::estimate, 1, in.data(), out.data(), false);
+  unsetenv("VOLFFT_TEST_PADDED_PLANES");
+  CHECK_MSG(std::string(batch->way()) != "padded", "planes along axes 0 and 1 ran as padded planes");
+  CHECK_MSG(std::string(lines->way()) != "padded", "a 1-D batch ran as padded planes");
+}
+
 #if defined(VOLFFT_HAVE_OPENMP)
 namespace {
 int threads_of_this_process() {
@@ -565,5 +680,6 @@ int main() {
                                           {"batches match a direct DFT", batches_match_a_direct_dft},
                                           {"columns match FFTW's plan", columns_match_fftw},
                                           {"copied blocks match FFTW's plan", copied_blocks_match_fftw},
+                                          {"padded planes match FFTW's plan", padded_planes_match_fftw},
                                           {"alternating timing interleaves", alternating_timing_interleaves}});
 }
