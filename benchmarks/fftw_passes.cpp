@@ -36,7 +36,13 @@
 //                                              backward also with the input destroyed, and kept
 //                                              in two arrays (the library's folded backward,
 //                                              src/plan/folded_backward.cpp)
-// Prints the median of 25 calls of each, in ms.
+//   volfft-fftw-passes padded N P              c2c N x N planes: one plane in cache, FFTW's
+//                                              columns with rows N + pad apart (pad 0-16
+//                                              values); then P planes out of place from memory,
+//                                              the library's batch (src/backend/fftw_batch.cpp)
+//                                              as FFTW's plan a plane at a time (touched) and
+//                                              through padded scratch planes
+// Prints the median of 25 calls of each, in ms (the in-cache columns: the best of 7 timings).
 #include <fftw3.h>
 
 #include <algorithm>
@@ -49,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/fft_batch.hpp"
 #include "backend/fftw_api.hpp"
 #include "backend/fftw_columns.hpp"
 #include "core/blueprint.hpp"
@@ -97,7 +104,7 @@ void compare(const std::vector<std::pair<std::string, std::function<void()>>>& w
 int usage() {
   std::fprintf(stderr,
                "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | columns N | "
-               "one-rank N | one-rank-r2c N | copied c2c|r2c lines|planes N M\n");
+               "one-rank N | one-rank-r2c N | copied c2c|r2c lines|planes N M | padded N P\n");
   return 2;
 }
 
@@ -475,6 +482,55 @@ int main(int argc, char** argv) {
                 planes(c2r2_in, false, padded, both, long(2 * cplane));
               }}},
             fill_both);
+    return 0;
+  }
+  if (mode == "padded" && argc == 4) {
+    const long n = arg(argv, 2), planes = arg(argv, 3);
+    std::printf("c2c %ld^2, one plane in cache: FFTW's columns (measure, in place), rows n + pad apart\n", n);
+    for (long pad : {0L, 1L, 2L, 4L, 8L, 16L}) {
+      const long ld = n + pad;
+      fftw_complex* a = fftw_alloc_complex(std::size_t(n * ld));
+      const fftw_iodim64 column{n, ld, ld}, columns{n, 1, 1};
+      fftw_plan p = fftw_plan_guru64_dft(1, &column, 1, &columns, a, a, FFTW_FORWARD, measure);
+      for (long k = 0; k < n * ld; ++k) a[k][0] = 1.0 / double(1 + k % 7), a[k][1] = 0.5;
+      double best = 1e300;
+      for (int r = 0; r < 8; ++r) {  // the first a warm-up
+        const double t0 = now();
+        for (int c = 0; c < 100; ++c) fftw_execute(p);
+        if (r > 0) best = std::min(best, (now() - t0) / 100);
+      }
+      std::printf("  pad %2ld                             %9.4f ms\n", pad, best * 1e3);
+      fftw_destroy_plan(p);
+      fftw_free(a);
+    }
+    // The library's batch of `planes` planes (axes 1 and 2), out of place, both ways; the copied
+    // blocks (another way the batch may run) left out.
+    using volfft::backend::BatchGeometry;
+    BatchGeometry g;
+    g.extent = {planes, n, n};
+    g.axes = {1, 2};
+    g.transform = volfft::backend::Transform::c2c_forward;
+    g.in_strides = g.out_strides = {n * n, n, 1};
+    const std::size_t values = std::size_t(planes * n * n);
+    fftw_complex* in = fftw_alloc_complex(values);
+    fftw_complex* out = fftw_alloc_complex(values);
+    auto batch_of = [&](const char* padded) {
+      setenv("VOLFFT_TEST_PADDED_PLANES", padded, 1);
+      setenv("VOLFFT_TEST_COPY_IN_PLACE", "0", 1);
+      auto b = volfft::backend::make_fftw_batch(volfft::Precision::float64, g, volfft::Effort::measure, 1, in, out,
+                                                false);
+      unsetenv("VOLFFT_TEST_PADDED_PLANES");
+      unsetenv("VOLFFT_TEST_COPY_IN_PLACE");
+      return b;
+    };
+    auto fftw_way = batch_of("0"), padded_way = batch_of("1");
+    for (std::size_t k = 0; k < values; ++k) in[k][0] = 1.0 / double(1 + k % 7), in[k][1] = 0.5;
+    std::printf("%ld planes of %ld^2 out of place, the cache flushed (%s / %s)\n", planes, n, fftw_way->way(),
+                padded_way->way());
+    compare({{"FFTW's plan a plane at a time", [&] { fftw_way->execute(in, out); }},
+             {"padded scratch planes", [&] { padded_way->execute(in, out); }}});
+    fftw_free(in);
+    fftw_free(out);
     return 0;
   }
   return usage();

@@ -252,15 +252,16 @@ class FftwBatch final : public FftBatch {
   // from the input plane into the scratch, its columns there in place, the rows copied into the
   // output plane (streamed where the batch's output exceeds the cache). Rows 2^k values long put
   // a column's values in one or a few sets of the L1 cache (4 KiB apart for 256 complex doubles),
-  // and FFTW's strided column passes then miss where the padded ones hit: on the Zen 5 VM of
-  // docs/performance.md (FFTW 3.3.10, measure, one process, complex doubles, a plane in cache)
-  // the columns of a 256^2 plane took 0.117 ms with rows 256 apart and 0.078 with rows 260
-  // apart, the whole plane's 2-D transform 0.181 against 0.138; from memory, each plane read
-  // through first (as run_fftw does), 128 planes of 256^2 30.3 -> 25.6-26.5 ms (two processes at
-  // once: 30-33 -> 25-27), 64 of 128^2 3.6 -> 2.3-2.4, 16 of 512^2 20.6-22.9 -> 16.9-17.2.
-  // Chosen by timing it against the way the batch runs otherwise (FFTW's plan, or copied blocks)
-  // on the planning arrays (effort measure or patient; VOLFFT_TEST_PADDED_PLANES forces it either
-  // way); planes of at most 4 MiB, each thread holding a scratch plane (buffer_bytes()).
+  // and FFTW's strided column passes then miss where the padded ones hit. On the Zen 5 VM of
+  // docs/performance.md (`volfft-fftw-passes padded N P`: FFTW 3.3.10, measure, one process):
+  // the columns of a 256^2 plane in cache 0.107 ms with rows 256 apart, 0.077 with rows 260
+  // apart; from memory, out of place, against FFTW's plan a plane at a time (each read through
+  // first), 128 planes of 256^2 32.2 -> 25.3 ms (two processes at once: 28.1-28.4 -> 24.4-25.2),
+  // 64 of 128^2 3.2 -> 2.5, 16 of 512^2 21.6-24.1 -> 18.4. Chosen by timing it against the way
+  // the batch runs otherwise (FFTW's plan, or copied blocks) on the planning arrays (effort
+  // measure or patient; VOLFFT_TEST_PADDED_PLANES forces it either way); scratch planes of at
+  // most 8 MiB (a 512^2 plane of complex doubles and its padding), one per thread
+  // (buffer_bytes()).
   void plan_padded(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
                    const std::vector<fftw_iodim64>& loops, Effort effort, void* plan_in, void* plan_out,
                    unsigned flags) {
@@ -289,7 +290,7 @@ class FftwBatch final : public FftBatch {
     // it and run on every thread's at the same alignment).
     const Index line_values = 64 / value_bytes;
     p.plane_values = (p.rows_n * p.ld + line_values - 1) / line_values * line_values;
-    if (p.plane_values * value_bytes > (Index(4) << 20)) return;
+    if (p.plane_values * value_bytes > (Index(8) << 20)) return;
     const double out_bytes = static_cast<double>(p.planes) * static_cast<double>(p.out_plane_bytes);
     p.stream = out_bytes > static_cast<double>(core::last_level_cache_bytes());
     p.scratch = static_cast<Value*>(fftw_malloc(p.scratch_bytes()));

@@ -570,7 +570,7 @@ void check_padded(Transform transform, std::array<Index, 3> extent, bool in_plac
 // directions and precisions, in place and out, rows with gaps on either side, shared by 2 and 3
 // threads (5 planes: unequal shares; each thread's scratch plane on a line of its own). Not taken:
 // a single plane (no loop to run plane by plane), planes not 16 bytes apart, planes whose rows are
-// not contiguous (here: axes 0 and 1), a 1-D batch, and planes beyond 4 MiB of scratch.
+// not contiguous (here: axes 0 and 1), a 1-D batch, and planes beyond 8 MiB of scratch.
 void padded_planes_match_fftw() {
   for (Transform t : {Transform::c2c_forward, Transform::c2c_backward})
     for (bool in_place : {false, true}) {
@@ -586,7 +586,7 @@ void padded_planes_match_fftw() {
         check_padded<float>(t, {5, 7, 10}, in_place, true, threads);  // scratch planes of 7 x 18 rounded to 128
       }
     }
-  check_padded<double>(Transform::c2c_forward, {2, 520, 512}, false, false);  // 520 x 516 x 16 bytes > 4 MiB
+  check_padded<double>(Transform::c2c_forward, {2, 728, 720}, false, false);  // 728 x 724 x 16 bytes > 8 MiB
   // Axes 0 and 1 of C-order arrays: the rows (axis 1) are not contiguous.
   BatchGeometry g;
   g.extent = {8, 8, 4};
