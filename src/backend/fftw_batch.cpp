@@ -258,10 +258,10 @@ class FftwBatch final : public FftBatch {
   // apart; from memory, out of place, against FFTW's plan a plane at a time (each read through
   // first), 128 planes of 256^2 32.2 -> 25.3 ms (two processes at once: 28.1-28.4 -> 24.4-25.2),
   // 64 of 128^2 3.2 -> 2.5, 16 of 512^2 21.6-24.1 -> 18.4. Chosen by timing it against the way
-  // the batch runs otherwise (FFTW's plan, or copied blocks) on the planning arrays (effort
-  // measure or patient; VOLFFT_TEST_PADDED_PLANES forces it either way); scratch planes of at
-  // most 8 MiB (a 512^2 plane of complex doubles and its padding), one per thread
-  // (buffer_bytes()).
+  // the batch runs otherwise (FFTW's plan, or copied blocks) on the planning arrays, where it is
+  // more than 3% faster (effort measure or patient; VOLFFT_TEST_PADDED_PLANES forces it either
+  // way); scratch planes of at most 8 MiB (a 512^2 plane of complex doubles and its padding), one
+  // per thread (buffer_bytes()).
   void plan_padded(const BatchGeometry& g, const std::vector<fftw_iodim64>& dims,
                    const std::vector<fftw_iodim64>& loops, Effort effort, void* plan_in, void* plan_out,
                    unsigned flags) {
@@ -315,7 +315,9 @@ class FftwBatch final : public FftBatch {
       const auto [other, padded] = best_seconds_alternating(
           1, 3, [&] { copied_.plan ? run_copied(copied_, plan_in, out) : run_fftw(plan_in, out); },
           [&] { run_padded(p, plan_in, out); });
-      keep = padded < other;
+      // Faster by more than 3%: within the noise of three runs the batch keeps the way that holds
+      // no scratch plane.
+      keep = padded < 0.97 * other;
     }
     if (keep) {
       // The batch's other ways never run again; the unaligned fallback stays.
