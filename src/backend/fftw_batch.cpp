@@ -293,8 +293,11 @@ class FftwBatch final : public FftBatch {
     if (p.plane_values * value_bytes > (Index(8) << 20)) return;
     const double out_bytes = static_cast<double>(p.planes) * static_cast<double>(p.out_plane_bytes);
     p.stream = out_bytes > static_cast<double>(core::last_level_cache_bytes());
+    // Memory refused: the batch runs as it would have. Not an error (nothing else needs it), and
+    // not thrown: ranks plan their batches apart, and one rank's throw here would leave the others
+    // in the plan's next collective step.
     p.scratch = static_cast<Value*>(fftw_malloc(p.scratch_bytes()));
-    if (!p.scratch) throw std::bad_alloc();
+    if (!p.scratch) return;
     std::fill(p.scratch, p.scratch + p.plane_values * p.threads, Value(0));
     const int sign = g.transform == Transform::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD;
     {
