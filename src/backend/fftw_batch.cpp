@@ -268,19 +268,26 @@ class FftwBatch final : public FftBatch {
     const Forced rule = forced("VOLFFT_TEST_PADDED_PLANES");
     const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
     if (!c2c || rule == Forced::never || (rule == Forced::no && effort == Effort::estimate)) return;
-    // Planes: two transformed dimensions, rows contiguous on both sides, one loop over whole planes.
-    if (dims.size() != 2 || loops.size() != 1) return;
+    // Planes: two transformed dimensions, rows contiguous on both sides, one or two loops (the
+    // planes, and batched fields outermost) over whole planes: every plane lies whole between two
+    // steps of each loop, each step a multiple of FFTW's 16-byte alignment.
+    if (dims.size() != 2 || loops.empty() || loops.size() > 2) return;
     const fftw_iodim64 &across = dims[0], &along = dims[1];  // row-major: dims[0] the rows' index
     if (along.is != 1 || along.os != 1 || across.is < along.n || across.os < along.n) return;
     const std::ptrdiff_t value_bytes = static_cast<std::ptrdiff_t>(sizeof(typename Api::complex));
-    Index span_in = 0;
-    if (!outermost_loop(dims, loops, value_bytes, value_bytes, g.transform, span_in)) return;
+    const Index span_in = (across.n - 1) * across.is + along.n, span_out = (across.n - 1) * across.os + along.n;
     Padded p;
-    p.planes = loops.front().n;
+    for (std::size_t l = 0; l < loops.size(); ++l) {
+      const fftw_iodim64& d = loops[l];
+      if (d.is < span_in || d.os < span_out || (d.is * value_bytes) % 16 != 0 || (d.os * value_bytes) % 16 != 0) return;
+      const std::size_t at = l + 2 - loops.size();  // the innermost loop last
+      p.loop_n[at] = d.n, p.in_step[at] = d.is * value_bytes, p.out_step[at] = d.os * value_bytes;
+    }
+    p.planes = p.loop_n[0] * p.loop_n[1];
+    if (p.planes < 2) return;
     p.rows_n = across.n, p.row_length = along.n;
     p.ld = along.n + 64 / value_bytes;  // one cache line more (4 complex doubles, 8 floats)
     p.in_row = across.is, p.out_row = across.os;
-    p.in_plane_bytes = loops.front().is * value_bytes, p.out_plane_bytes = loops.front().os * value_bytes;
     p.touch_bytes = touch_bytes_of(g.transform, static_cast<std::size_t>(span_in * value_bytes));
     p.threads = std::max(threads_, 1);
 #if !defined(VOLFFT_HAVE_OPENMP)
@@ -291,7 +298,7 @@ class FftwBatch final : public FftBatch {
     const Index line_values = 64 / value_bytes;
     p.plane_values = (p.rows_n * p.ld + line_values - 1) / line_values * line_values;
     if (p.plane_values * value_bytes > (Index(8) << 20)) return;
-    const double out_bytes = static_cast<double>(p.planes) * static_cast<double>(p.out_plane_bytes);
+    const double out_bytes = static_cast<double>(p.planes) * static_cast<double>(span_out * value_bytes);
     p.stream = out_bytes > static_cast<double>(core::last_level_cache_bytes());
     // Memory refused: the batch runs as it would have. Not an error (nothing else needs it), and
     // not thrown: ranks plan their batches apart, and one rank's throw here would leave the others
@@ -333,14 +340,16 @@ class FftwBatch final : public FftBatch {
   }
 
   // Planes through a padded scratch plane (plan_padded): `planes` planes of `rows_n` rows of
-  // `row_length` values, rows `in_row` / `out_row` values apart on the two sides, planes
-  // `in_plane_bytes` / `out_plane_bytes` apart; the scratch's rows `ld` values apart, one scratch
-  // plane (`plane_values`) per thread.
+  // `row_length` values, rows `in_row` / `out_row` values apart on the two sides, the planes
+  // `loop_n[0]` x `loop_n[1]` steps of two loops (the outer one of 1 where there is one),
+  // `in_step` / `out_step` bytes a step; the scratch's rows `ld` values apart, one scratch plane
+  // (`plane_values`) per thread.
   using Value = std::complex<typename Api::real>;
   struct Padded {
     typename Api::plan rows = nullptr, columns = nullptr;
     Index planes = 0, rows_n = 0, row_length = 0, ld = 0, in_row = 0, out_row = 0, plane_values = 0;
-    std::ptrdiff_t in_plane_bytes = 0, out_plane_bytes = 0;
+    std::array<Index, 2> loop_n{1, 1};
+    std::array<std::ptrdiff_t, 2> in_step{0, 0}, out_step{0, 0};
     std::size_t touch_bytes = 0;
     bool stream = false;
     int threads = 1;
@@ -350,8 +359,10 @@ class FftwBatch final : public FftBatch {
 
   void run_padded(const Padded& p, const void* in, void* out) const {
     kernels::parallel_for(p.planes, p.threads, [&](Index k, int thread) {
-      const char* plane_in = static_cast<const char*>(in) + k * p.in_plane_bytes;
-      Value* plane_out = reinterpret_cast<Value*>(static_cast<char*>(out) + k * p.out_plane_bytes);
+      const Index outer = k / p.loop_n[1], inner = k % p.loop_n[1];
+      const char* plane_in = static_cast<const char*>(in) + outer * p.in_step[0] + inner * p.in_step[1];
+      Value* plane_out =
+          reinterpret_cast<Value*>(static_cast<char*>(out) + outer * p.out_step[0] + inner * p.out_step[1]);
       Value* scratch = p.scratch + thread * p.plane_values;
       if (p.touch_bytes > 0) touch(plane_in, p.touch_bytes);
       Api::exec_dft(p.rows, plane_in, scratch);

@@ -499,7 +499,7 @@ namespace {
 // gaps between the output's rows untouched.
 template <class Real>
 void check_padded(Transform transform, std::array<Index, 3> extent, bool in_place, bool taken, int threads = 1,
-                  Index in_row = 0, Index out_row = 0) {
+                  Index in_row = 0, Index out_row = 0, Index fields = 1, bool interleaved = false) {
   const Precision precision = sizeof(Real) == 8 ? Precision::float64 : Precision::float32;
   using Value = std::complex<Real>;
   in_row = in_row ? in_row : extent[2], out_row = in_place ? in_row : out_row ? out_row : extent[2];
@@ -508,15 +508,22 @@ void check_padded(Transform transform, std::array<Index, 3> extent, bool in_plac
   g.axes = {1, 2};
   g.transform = transform;
   g.in_place = in_place;
-  g.in_strides = {extent[1] * in_row, in_row, 1};
-  g.out_strides = {extent[1] * out_row, out_row, 1};
-  const std::size_t in_size = static_cast<std::size_t>(extent[0] * extent[1] * in_row);
-  const std::size_t out_size = static_cast<std::size_t>(extent[0] * extent[1] * out_row);
+  // Fields: whole arrays one after the other (a batch's fields outermost), or interleaved (every
+  // stride `fields` times its own, field f at f).
+  const Index unit = interleaved ? fields : 1;
+  g.in_strides = {unit * extent[1] * in_row, unit * in_row, unit};
+  g.out_strides = {unit * extent[1] * out_row, unit * out_row, unit};
+  g.fields = fields;
+  g.field_in_stride = interleaved ? 1 : extent[0] * extent[1] * in_row;
+  g.field_out_stride = interleaved ? 1 : extent[0] * extent[1] * out_row;
+  const std::size_t in_size = static_cast<std::size_t>(fields * extent[0] * extent[1] * in_row);
+  const std::size_t out_size = static_cast<std::size_t>(fields * extent[0] * extent[1] * out_row);
   std::vector<Value> original(in_size);
   for (std::size_t k = 0; k < in_size; ++k) original[k] = Value(Real(std::sin(0.37 * double(k))), Real(0.1 * double(k % 7)));
   std::ostringstream what;
   what << (transform == Transform::c2c_forward ? "forward " : "backward ") << sizeof(Real) * 8 << "-bit planes "
-       << extent[0] << "x" << extent[1] << "x" << extent[2] << " (rows " << in_row << " / " << out_row << " apart) "
+       << extent[0] << "x" << extent[1] << "x" << extent[2] << " (rows " << in_row << " / " << out_row << " apart, "
+       << fields << (interleaved ? " interleaved" : "") << " field(s)) "
        << (in_place ? "in place" : "out of place") << " at " << threads << " thread(s)";
   std::vector<Value> results[2];
   for (int padded : {0, 1}) {
@@ -556,7 +563,7 @@ void check_padded(Transform transform, std::array<Index, 3> extent, bool in_plac
   const double tol = (sizeof(Real) == 8 ? 1e-12 : 2e-5) * std::max(norm, 1.0);
   CHECK_MSG(diff <= tol, what.str() << ": padded planes differ from FFTW's plan by " << diff);
   CHECK_MSG(norm > 0, what.str() << ": the batch wrote nothing");
-  if (!in_place && out_row > extent[2])  // the gaps: as the caller left them (-7 + 3i), both ways
+  if (!in_place && out_row > extent[2] && !interleaved)  // the gaps: as the caller left them (-7 + 3i)
     for (std::size_t k = 0; k < results[1].size(); ++k)
       if (Index(k) % out_row >= extent[2] && results[1][k] != Value(-7, 3)) {
         CHECK_MSG(false, what.str() << ": wrote into the gap after a row, at " << k);
@@ -568,9 +575,10 @@ void check_padded(Transform transform, std::array<Index, 3> extent, bool in_plac
 
 // Planes of powers of two (where the padding is meant to help) and of odd and prime sizes, both
 // directions and precisions, in place and out, rows with gaps on either side, shared by 2 and 3
-// threads (5 planes: unequal shares; each thread's scratch plane on a line of its own). Not taken:
-// a single plane (no loop to run plane by plane), planes not 16 bytes apart, planes whose rows are
-// not contiguous (here: axes 0 and 1), a 1-D batch, and planes beyond 8 MiB of scratch.
+// threads (5 planes: unequal shares; each thread's scratch plane on a line of its own), batched
+// fields outermost (a second loop). Not taken: a single plane (no loop to run plane by plane),
+// planes not 16 bytes apart, planes whose rows are not contiguous (here: axes 0 and 1), a 1-D
+// batch, planes beyond 8 MiB of scratch, and interleaved fields.
 void padded_planes_match_fftw() {
   for (Transform t : {Transform::c2c_forward, Transform::c2c_backward})
     for (bool in_place : {false, true}) {
@@ -587,6 +595,16 @@ void padded_planes_match_fftw() {
       }
     }
   check_padded<double>(Transform::c2c_forward, {2, 728, 720}, false, false);  // 728 x 724 x 16 bytes > 8 MiB
+  // Batched fields outermost: a second loop over whole planes (3 fields of 4 planes; one plane a
+  // field, the fields alone the loop), threads sharing all of them. Interleaved fields: a
+  // plane's values are not whole between two fields.
+  for (bool in_place : {false, true}) {
+    check_padded<double>(Transform::c2c_forward, {4, 16, 32}, in_place, true, 1, 0, 0, 3);
+    check_padded<float>(Transform::c2c_backward, {4, 16, 32}, in_place, true, 3, 0, 0, 3);
+    check_padded<double>(Transform::c2c_backward, {1, 16, 16}, in_place, true, 1, 0, 0, 2);
+    check_padded<double>(Transform::c2c_forward, {3, 12, 10}, in_place, true, 2, 14, 11, 2);
+    check_padded<double>(Transform::c2c_forward, {4, 16, 32}, in_place, false, 1, 0, 0, 3, true);
+  }
   // Axes 0 and 1 of C-order arrays: the rows (axis 1) are not contiguous.
   BatchGeometry g;
   g.extent = {8, 8, 4};
