@@ -89,7 +89,8 @@ double line_seconds(std::int64_t n, AxisKind kind, bool forward) {
   if (real_kind) in_reals = out_reals = n;
   const std::int64_t line_bytes = (in_reals + out_reals) * static_cast<std::int64_t>(sizeof(R));
   const std::int64_t lines = std::max<std::int64_t>(1, (std::int64_t(128) << 10) / line_bytes);
-  Aligned in(static_cast<std::size_t>(in_reals * lines) * sizeof(R)), out(static_cast<std::size_t>(out_reals * lines) * sizeof(R));
+  Aligned in(static_cast<std::size_t>(in_reals * lines) * sizeof(R));
+  Aligned out(static_cast<std::size_t>(out_reals * lines) * sizeof(R));
   R* x = static_cast<R*>(in.p);
   for (std::int64_t k = 0; k < in_reals * lines; ++k) x[k] = R(0.1) + R(k % 9) / R(10);
   // Strides in units of the plan's elements: complex on the complex side, real on the real one.
@@ -181,8 +182,9 @@ std::vector<LineTime> fft_line_times(MPI_Comm comm, const volfft::PlanDescriptio
       LineTime t;
       t.axis = axis, t.n = plan.shape[static_cast<std::size_t>(axis)], t.kind = kind, t.forward = forward;
       MPI_Barrier(comm);  // every rank at once, as in the phases
-      t.seconds = plan.precision == volfft::Precision::float32 ? line_seconds<volfft::backend::FloatApi>(t.n, kind, forward)
-                                                              : line_seconds<volfft::backend::DoubleApi>(t.n, kind, forward);
+      using volfft::backend::DoubleApi, volfft::backend::FloatApi;
+      t.seconds = plan.precision == volfft::Precision::float32 ? line_seconds<FloatApi>(t.n, kind, forward)
+                                                              : line_seconds<DoubleApi>(t.n, kind, forward);
       times.push_back(t);
     }
   std::vector<double> mine, slowest(times.size());

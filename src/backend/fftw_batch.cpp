@@ -279,7 +279,8 @@ class FftwBatch final : public FftBatch {
     Padded p;
     for (std::size_t l = 0; l < loops.size(); ++l) {
       const fftw_iodim64& d = loops[l];
-      if (d.is < span_in || d.os < span_out || (d.is * value_bytes) % 16 != 0 || (d.os * value_bytes) % 16 != 0) return;
+      if (d.is < span_in || d.os < span_out) return;
+      if ((d.is * value_bytes) % 16 != 0 || (d.os * value_bytes) % 16 != 0) return;
       const std::size_t at = l + 2 - loops.size();  // the innermost loop last
       p.loop_n[at] = d.n, p.in_step[at] = d.is * value_bytes, p.out_step[at] = d.os * value_bytes;
     }
@@ -313,7 +314,8 @@ class FftwBatch final : public FftBatch {
       const fftw_iodim64 column{across.n, p.ld, p.ld}, columns{along.n, 1, 1};
       p.rows = Api::dft(1, &row, 1, &rows, plan_in, p.scratch, sign, flags);
       if (p.rows)
-        p.columns = Api::dft(1, &column, 1, &columns, p.scratch, p.scratch, sign, flags & ~unsigned(FFTW_DESTROY_INPUT));
+        p.columns =
+            Api::dft(1, &column, 1, &columns, p.scratch, p.scratch, sign, flags & ~unsigned(FFTW_DESTROY_INPUT));
     }
     if (!p.rows || !p.columns) {  // FFTW has no plan for it: the batch runs as it would have
       destroy(p);
