@@ -196,9 +196,8 @@ class FftwBatch final : public FftBatch {
                                FftwColumns<Api>::takes(columns);
     const int sign = g.transform == Transform::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD;
     if (column_shaped && (columns_rule == Forced::always || effort == Effort::estimate)) {
-      PlannerThreads<Api> planner(1);
-      columns_ = std::make_unique<FftwColumns<Api>>(columns, sign, flags, threads);
-      return;
+      columns_ = make_columns(columns, sign, flags, threads);
+      if (columns_) return;
     }
     std::vector<fftw_iodim64> planned = loops;
     const bool blockable = g.transform != Transform::r2r && !parts;
@@ -225,15 +224,13 @@ class FftwBatch final : public FftBatch {
     // the effort is patient.
     const unsigned fallback_flags = effort == Effort::patient ? flags : FFTW_ESTIMATE | destroy;
     if (fallback) unaligned_ = make(g, dims, loops, kinds_, plan_in, plan_out, fallback_flags | FFTW_UNALIGNED);
-    if (column_shaped) {
-      // FFTW's plan of the whole batch (as it runs: threaded, split or blocked) against the
-      // columns, best of 3 runs each (alternating) after one to warm up, on the planning arrays.
-      // The columns' plan is single-threaded: their threads run blocks of their own.
-      std::unique_ptr<FftwColumns<Api>> made;
-      {
-        PlannerThreads<Api> one(1);
-        made = std::make_unique<FftwColumns<Api>>(columns, sign, flags, threads);
-      }
+    // FFTW's plan of the whole batch (as it runs: threaded, split or blocked) against the columns,
+    // best of 3 runs each (alternating) after one to warm up, on the planning arrays (not where
+    // the columns were taken by rule above and could not be made).
+    const bool columns_timed = columns_rule == Forced::no && effort != Effort::estimate;
+    std::unique_ptr<FftwColumns<Api>> made = column_shaped && columns_timed ? make_columns(columns, sign, flags, threads)
+                                                                             : nullptr;
+    if (made) {
       void* out = g.in_place ? plan_in : plan_out;
       const auto [fftw, by_columns] = best_seconds_alternating(
           1, 3, [&] { run_fftw(plan_in, out); }, [&] { made->execute(plan_in, out); });
@@ -245,6 +242,25 @@ class FftwBatch final : public FftBatch {
     }
     plan_copied(g, dims, loops, effort, plan_in, plan_out, flags);
     plan_padded(g, dims, loops, effort, plan_in, plan_out, flags);
+  }
+
+  // VOLFFT_TEST_REFUSE_BUFFERS=1: every batch's own buffer (the columns', the padded planes') is
+  // refused, as an allocation that fails on one rank would be, so that tests reach what then runs.
+  static bool buffers_refused() { return forced("VOLFFT_TEST_REFUSE_BUFFERS") == Forced::always; }
+
+  // The columns of `c`, or none where their buffer is refused or FFTW cannot plan their block: the
+  // batch then runs another way. Not thrown: ranks plan their batches apart, and one rank's throw
+  // would leave the others in the plan's next collective step. The columns' plan is
+  // single-threaded: their threads run blocks of their own.
+  static std::unique_ptr<FftwColumns<Api>> make_columns(const ColumnGeometry& c, int sign, unsigned flags,
+                                                        int threads) {
+    if (buffers_refused()) return nullptr;
+    PlannerThreads<Api> one(1);
+    try {
+      return std::make_unique<FftwColumns<Api>>(c, sign, flags, threads);
+    } catch (const std::exception&) {
+      return nullptr;
+    }
   }
 
   // A batch of 2-D c2c transforms run one plane at a time may run each plane through a scratch
@@ -304,7 +320,7 @@ class FftwBatch final : public FftBatch {
     // Memory refused: the batch runs as it would have. Not an error (nothing else needs it), and
     // not thrown: ranks plan their batches apart, and one rank's throw here would leave the others
     // in the plan's next collective step.
-    p.scratch = static_cast<Value*>(fftw_malloc(p.scratch_bytes()));
+    p.scratch = buffers_refused() ? nullptr : static_cast<Value*>(fftw_malloc(p.scratch_bytes()));
     if (!p.scratch) return;
     std::fill(p.scratch, p.scratch + p.plane_values * p.threads, Value(0));
     const int sign = g.transform == Transform::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD;

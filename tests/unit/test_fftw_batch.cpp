@@ -621,6 +621,59 @@ void padded_planes_match_fftw() {
   CHECK_MSG(std::string(lines->way()) != "padded", "a 1-D batch ran as padded planes");
 }
 
+// A batch whose own buffer is refused (VOLFFT_TEST_REFUSE_BUFFERS=1, as an allocation that fails
+// on one rank) runs FFTW's plan instead, holds no buffer and gives FFTW's values: the columns
+// taken by rule (effort estimate, VOLFFT_TEST_COLUMNS=1) and by timing (measure), and the padded
+// planes (VOLFFT_TEST_PADDED_PLANES=1). Nothing is thrown: ranks plan their batches apart.
+void refused_buffers_leave_fftw() {
+  using C = std::complex<double>;
+  // `knob` (when given) forces the way that holds the buffer.
+  auto run = [](const BatchGeometry& g, std::size_t values, Effort effort, const char* knob, bool refuse) {
+    if (knob) setenv(knob, "1", 1);
+    if (refuse) setenv("VOLFFT_TEST_REFUSE_BUFFERS", "1", 1);
+    std::vector<C> plan_in(values), plan_out(values);
+    auto batch = make_fftw_batch(Precision::float64, g, effort, 1, plan_in.data(), plan_out.data(), false);
+    if (knob) unsetenv(knob);
+    unsetenv("VOLFFT_TEST_REFUSE_BUFFERS");
+    std::vector<C> in(values), out(values);
+    for (std::size_t k = 0; k < values; ++k) in[k] = C(std::sin(0.37 * double(k)), 0.1 * double(k % 7));
+    batch->execute(in.data(), out.data());
+    return std::make_pair(std::string(batch->way()) + " " + std::to_string(batch->buffer_bytes()), out);
+  };
+  BatchGeometry columns;  // axis 0 of 16 x 8 x 12: lines 96 values apart
+  columns.extent = {16, 8, 12};
+  columns.axes = {0};
+  columns.transform = Transform::c2c_forward;
+  columns.in_strides = columns.out_strides = {96, 12, 1};
+  BatchGeometry planes;  // axes 1 and 2 of 4 planes of 16 x 16
+  planes.extent = {4, 16, 16};
+  planes.axes = {1, 2};
+  planes.transform = Transform::c2c_backward;
+  planes.in_strides = planes.out_strides = {256, 16, 1};
+  struct Case {
+    const char* what;
+    const BatchGeometry* g;
+    std::size_t values;
+    Effort effort;
+    const char* knob;
+  };
+  for (const Case& c : {Case{"columns by rule", &columns, 16 * 96, Effort::estimate, "VOLFFT_TEST_COLUMNS"},
+                        Case{"columns timed", &columns, 16 * 96, Effort::measure, nullptr},
+                        Case{"padded planes", &planes, 4 * 256, Effort::estimate, "VOLFFT_TEST_PADDED_PLANES"}}) {
+    const auto given = run(*c.g, c.values, c.effort, c.knob, false);
+    const auto refused = run(*c.g, c.values, c.effort, c.knob, true);
+    if (std::string(c.what) != "columns timed")  // the timing may keep FFTW's plan anyway
+      CHECK_MSG(given.first.rfind("fftw", 0) != 0, c.what << ": runs as " << given.first << " without the refusal");
+    CHECK_MSG(refused.first == "fftw 0", c.what << ": runs as " << refused.first << " with its buffer refused");
+    double diff = 0, norm = 0;
+    for (std::size_t k = 0; k < c.values; ++k) {
+      diff = std::max(diff, std::abs(given.second[k] - refused.second[k]));
+      norm = std::max(norm, std::abs(given.second[k]));
+    }
+    CHECK_MSG(norm > 0 && diff <= 1e-12 * std::max(norm, 1.0), c.what << ": differs by " << diff << " when refused");
+  }
+}
+
 #if defined(VOLFFT_HAVE_OPENMP)
 namespace {
 int threads_of_this_process() {
@@ -699,5 +752,6 @@ int main() {
                                           {"columns match FFTW's plan", columns_match_fftw},
                                           {"copied blocks match FFTW's plan", copied_blocks_match_fftw},
                                           {"padded planes match FFTW's plan", padded_planes_match_fftw},
+                                          {"refused buffers leave FFTW's plan", refused_buffers_leave_fftw},
                                           {"alternating timing interleaves", alternating_timing_interleaves}});
 }
