@@ -306,10 +306,7 @@ class FftwBatch final : public FftBatch {
     p.ld = along.n + 64 / value_bytes;  // one cache line more (4 complex doubles, 8 floats)
     p.in_row = across.is, p.out_row = across.os;
     p.touch_bytes = touch_bytes_of(g.transform, static_cast<std::size_t>(span_in * value_bytes));
-    p.threads = std::max(threads_, 1);
-#if !defined(VOLFFT_HAVE_OPENMP)
-    p.threads = 1;  // without OpenMP every batch runs on the calling thread
-#endif
+    p.threads = kernels::team_size(threads_);
     // Each thread's scratch plane starts on a cache line, as the first (FFTW's plans are made on
     // it and run on every thread's at the same alignment).
     const Index line_values = 64 / value_bytes;
@@ -340,9 +337,10 @@ class FftwBatch final : public FftBatch {
     bool keep = rule == Forced::always;
     if (!keep) {
       void* out = g.in_place ? plan_in : plan_out;
+      // The other way as execute() runs it (the copied blocks or FFTW's plan; the planning
+      // arrays are at the planning alignment).
       const auto [other, padded] = best_seconds_alternating(
-          1, 3, [&] { copied_.plan ? run_copied(copied_, plan_in, out) : run_fftw(plan_in, out); },
-          [&] { run_padded(p, plan_in, out); });
+          1, 3, [&] { execute(plan_in, out); }, [&] { run_padded(p, plan_in, out); });
       // Faster by more than 3%: within the noise of three runs the batch keeps the way that holds
       // no scratch plane.
       keep = padded < 0.97 * other;

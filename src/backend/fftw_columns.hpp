@@ -90,11 +90,7 @@ class FftwColumns {
   }
 
   FftwColumns(const ColumnGeometry& g, int sign, unsigned flags, int threads)
-      : g_(g), threads_(threads) {
-#if !defined(VOLFFT_HAVE_OPENMP)
-    threads_ = 1;  // without OpenMP every batch runs on the calling thread
-#endif
-    threads_ = std::max(threads_, 1);
+      : g_(g), threads_(kernels::team_size(threads)) {
     // Blocks of lines `ld` values apart in the buffer (core/line_buffer.hpp says how many and why;
     // takes() leaves lines longer than 8 of them fit to FFTW).
     ld_ = core::line_stride(g.n);

@@ -58,8 +58,8 @@ inline void copy_row(const T* src, Index src_stride, T* dst, Index dst_stride, I
 }
 
 // for k in [0, work): body(k), over `threads` threads when `parallel`, else on the calling
-// thread alone (kernels/parallel_for.hpp). Outside the
-// streaming stores' #if: every build copies with it.
+// thread alone (kernels/parallel_for.hpp). Outside the streaming stores' #if: every build copies
+// with it.
 template <class F>
 void parallel_for(Index work, int threads, bool parallel, const F& body) {
   kernels::parallel_for(work, parallel ? threads : 1, [&](Index k, int) { body(k); });
@@ -249,17 +249,18 @@ void copy_box(const T* src, const std::array<Index, 3>& ss, T* dst,
         // other order, the forward's 10.8-11.3 -> 11.9-13.5, the backward's 13.6-16.4 ->
         // 11.2-11.8); r2c double 256^3 forward 5.0-5.2 -> 4.2-4.5, backward 6.1-7.0 -> 4.9-5.0.
         const Index next_rows = src_s == 1 && strip + 1 < strips ? std::min(wide, n_d - (d0 + wide)) : 0;
-        const T* next = s_strip + wide * src_d;
-        const Index row_lines = (n_s * static_cast<Index>(sizeof(T)) + 63) / 64, lines = next_rows * row_lines;
-        const Index per_step = (lines + n_s - 1) / n_s;
-        Index fetched = 0;
+        const Index row_lines = (n_s * static_cast<Index>(sizeof(T)) + 63) / 64;
+        const Index per_step = (next_rows * row_lines + n_s - 1) / n_s;
+        // The next line to prefetch: line `at` (64 bytes each) of the next strip's row `row`.
+        Index row = 0, at = 0;
         for (Index xs = 0; xs < n_s; ++xs) {
           const T* from = s_strip + xs * src_s;
           T* to = d_strip + xs * dst_s;
           for (Index l = 0; l < wide; l += line) stream_line(to + l, from + l * src_d, src_d, scale, scaled);
-          for (Index c = 0; c < per_step && fetched < lines; ++c, ++fetched)
-            _mm_prefetch(reinterpret_cast<const char*>(next + (fetched / row_lines) * src_d) + (fetched % row_lines) * 64,
-                         _MM_HINT_T0);
+          for (Index c = 0; c < per_step && row < next_rows; ++c) {
+            _mm_prefetch(reinterpret_cast<const char*>(s_strip + (wide + row) * src_d) + at * 64, _MM_HINT_T0);
+            if (++at == row_lines) at = 0, ++row;
+          }
         }
         return;
       }

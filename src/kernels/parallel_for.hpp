@@ -10,6 +10,17 @@
 
 namespace volfft::kernels {
 
+/// The threads parallel_for runs a loop of `threads` on: at least 1, and 1 where volfft was built
+/// without OpenMP. What a caller sizes per-thread buffers by.
+inline int team_size(int threads) {
+#if defined(VOLFFT_HAVE_OPENMP)
+  return threads > 1 ? threads : 1;
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
 /// body(k, thread) for k in [0, work): shared among `threads` OpenMP threads (static schedule;
 /// `thread` in [0, threads), so that each may use a buffer of its own), or on the calling thread
 /// alone (thread 0) where `threads` <= 1 or volfft was built without OpenMP. One thread opens no

@@ -16,10 +16,7 @@ namespace volfft::plan {
 using core::Index;
 
 FoldedBackward::FoldedBackward(const core::Blueprint& bp, const Options& options, void* plan_in, void* plan_out)
-    : g_(core::folded_geometry(bp)), precision_(bp.precision), threads_(std::max(options.threads, 1)) {
-#if !defined(VOLFFT_HAVE_OPENMP)
-  threads_ = 1;  // without OpenMP every batch runs on the calling thread
-#endif
+    : g_(core::folded_geometry(bp)), precision_(bp.precision), threads_(kernels::team_size(options.threads)) {
   // FftBatch promises no concurrent execute of one batch: each thread runs batches of its own,
   // planned for one thread.
   Options one = options;
