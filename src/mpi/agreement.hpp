@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,21 @@ void agree_on_arguments(MPI_Comm comm, const std::vector<std::int64_t>& shape, K
 /// running mismatched collectives.
 void agree_or_throw(MPI_Comm comm, const std::string& local_error, int call = 0,
                     const char* calls_differ = "");
+
+/// Collective over comm: runs `local`, work each rank does apart that can fail on one rank alone
+/// (planning its FFTs: FFTW's planner, memory), then agrees on the outcome as agree_or_throw does,
+/// so that a rank that failed never leaves the others waiting in the next collective step.
+template <class F>
+void run_agreed(MPI_Comm comm, F&& local) {
+  std::string problem;
+  try {
+    local();
+  } catch (const std::exception& e) {
+    problem = e.what();
+    if (problem.empty()) problem = "volfft: a rank-local step failed without a message";
+  }
+  agree_or_throw(comm, problem);
+}
 
 /// Collective over comm: rank `root`'s `problem` ("" if none; the other ranks' are ignored)
 /// thrown as volfft::Error on every rank with the same text, for checks one rank alone makes

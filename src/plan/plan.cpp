@@ -587,7 +587,9 @@ void Plan::Impl::resolve_backend(std::array<Scratch, 3>& scratch) {
   options.backend = backend::choose_backend(comm(), [&](Backend candidate) {
     Options o = options;
     o.backend = candidate;
-    auto ops = plan::make_stage_ops(bp, o, 0, false, bp.stages[0].box_in, a.data, b.data, false);
+    // Planned on each rank apart and agreed before the timing's collective (plan::Program's rule).
+    plan::StageOps ops;
+    mpi::run_agreed(comm(), [&] { ops = plan::make_stage_ops(bp, o, 0, false, bp.stages[0].box_in, a.data, b.data, false); });
     std::memset(a.data, 0, bytes);
     return backend::best_seconds(0, 3, [&] { ops.run(a.data, c.data, b.data); });
   });

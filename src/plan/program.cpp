@@ -115,7 +115,9 @@ StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const
   auto make = [&](PlaneSplit split, Effort effort) {
     Options o = options;
     o.effort = effort;
-    return make_stage_ops(bp, o, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr, split);
+    StageOps ops;
+    mpi::run_agreed(all, [&] { ops = make_stage_ops(bp, o, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr, split); });
+    return ops;
   };
   // The stage's array: the output, or a buffer of its own (Plan::Impl::allocate lends none of the
   // timed stages' buffers for planning, so that the timing runs three arrays like the transform).
@@ -196,27 +198,22 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
       const std::string suffix = "_" + core::user_exchange_name(bp.ndim, exchange_at(bp, forward, q).name);
       // Made on every rank or on none: a rank whose exchange failed (a full /dev/shm, an MPI
       // error) would leave the others waiting in the next exchange's collective set-up.
-      std::string problem;
-      try {
-        pos.exchange = exchange::make_exchange(bp.engine, s);
-      } catch (const std::exception& e) {
-        problem = e.what();
-      }
-      mpi::agree_or_throw(all, problem);
+      mpi::run_agreed(all, [&] { pos.exchange = exchange::make_exchange(bp.engine, s); });
       const exchange::Chunking c = pos.exchange->chunking();
       const int source_chunks = c.source_whole ? 1 : c.chunks;
       const Box first = exchange::chunk_of(st.box_in, c.axis, 0, c.planes);
-      for (int k = 0; k < source_chunks; ++k)
-        pos.ops.push_back(make_stage_ops(bp, options, pos.stage, !forward,
-                                         exchange::chunk_of(st.box_in, c.axis, k, c.source_whole ? 0 : c.planes),
-                                         plan_in, plan_out, user_array, c.source_in_first ? &first : nullptr));
-      if (c.destination_per_chunk) {
-        for (int k = 0; k < c.chunks; ++k)
-          pos.arrival_ops.push_back(make_stage_ops(bp, options, next, !forward,
-                                                   exchange::chunk_of(bp.stages[next].box_in, c.axis, k, c.planes),
-                                                   plan_in, plan_out, next_user));
-        fed_per_chunk = true;
-      }
+      mpi::run_agreed(all, [&] {
+        for (int k = 0; k < source_chunks; ++k)
+          pos.ops.push_back(make_stage_ops(bp, options, pos.stage, !forward,
+                                           exchange::chunk_of(st.box_in, c.axis, k, c.source_whole ? 0 : c.planes),
+                                           plan_in, plan_out, user_array, c.source_in_first ? &first : nullptr));
+        if (c.destination_per_chunk)
+          for (int k = 0; k < c.chunks; ++k)
+            pos.arrival_ops.push_back(make_stage_ops(bp, options, next, !forward,
+                                                     exchange::chunk_of(bp.stages[next].box_in, c.axis, k, c.planes),
+                                                     plan_in, plan_out, next_user));
+      });
+      fed_per_chunk = c.destination_per_chunk;
       const bool overlap = pos.exchange->overlaps();
       pos.pack_phase = add_phase("pack" + suffix);
       pos.exchange_phase = add_phase((overlap ? "wait" : "exchange") + suffix);

@@ -504,6 +504,40 @@ void null_workspace_on_one_rank(int rank, int size) {
                     "workspace_bytes is set but workspace is null");
 }
 
+// FFTW fails to plan a stage's FFTs on one rank alone (VOLFFT_TEST_FAIL_STAGE_PLAN=1 on the last
+// rank). Planning goes on to collective steps after the FFT batches (the next exchange's set-up,
+// a timing's reduction), so the others once waited there for a rank that had left. Now every rank
+// throws that rank's message, wherever the batches are made: an exchange's stage (engines node
+// and alltoallv), the pipelined engine's chunks and their arrival, the backend chosen by timing.
+// A plan made after the variable is gone works.
+void fft_plan_fails_on_one_rank(int rank, int size) {
+  const int bad = size - 1;
+  const std::vector<Index> shape = {12, 10, 9};
+  Options alltoallv = quick(), pipelined = quick(), backend_timed = quick();
+  alltoallv.engine = Engine::alltoallv;
+  pipelined.engine = Engine::pipelined;
+  backend_timed.backend = Backend::automatic;
+  struct Try {
+    const char* label;
+    Kind kind;
+    Options options;
+  };
+  const std::vector<Try> tries = {{"c2c, engine auto", Kind::c2c, quick()},
+                                  {"r2c, engine alltoallv", Kind::r2c, alltoallv},
+                                  {"c2c, engine pipelined", Kind::c2c, pipelined},
+                                  {"r2c, backend auto", Kind::r2c, backend_timed}};
+  if (rank == bad) setenv("VOLFFT_TEST_FAIL_STAGE_PLAN", "1", 1);
+  for (const Try& t : tries)
+    expect_everywhere(std::string(t.label) + ", FFTW failing on rank " + std::to_string(bad),
+                      error_of([&] { Plan(MPI_COMM_WORLD, shape, t.kind, Precision::float64, t.options); }),
+                      "FFTW could not plan a stage's FFTs");
+  if (rank == bad) unsetenv("VOLFFT_TEST_FAIL_STAGE_PLAN");
+  for (const Try& t : tries) {
+    const std::string error = error_of([&] { Plan(MPI_COMM_WORLD, shape, t.kind, Precision::float64, t.options); });
+    CHECK_MSG(error.empty(), t.label << " after the failure: " << error);
+  }
+}
+
 }  // namespace
 
 // Ranks making different calls on one plan once exchanged garbage (blocking engines) or hung
@@ -546,6 +580,7 @@ int main(int argc, char** argv) {
   return volfft_test::run_mpi_test(argc, argv, [&](int rank, int size) {
     if (one_case == "capi-enum-on-one-rank") return c_api_enum_on_one_rank(rank, size);
     if (one_case == "null-workspace-on-one-rank") return null_workspace_on_one_rank(rank, size);
+    if (one_case == "fft-plan-fails-on-one-rank") return fft_plan_fails_on_one_rank(rank, size);
     if (!one_case.empty()) throw std::invalid_argument("unknown --case " + one_case);
     wrong_grid_product(size);
     non_positive_sizes(size);
