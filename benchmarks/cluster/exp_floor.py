@@ -16,8 +16,8 @@ Ethernet frames of TCP payload (1448 bytes of payload in each 1514-byte frame th
 at the link rate: ``bound_seconds``. Sends and receives use the two directions of the port at
 once, so the bound is the larger of the two, which are equal here.
 
-    sudo python3 -m benchmarks.cluster.exp_floor [--rate 1gbit] [--hosts 4 8] [--n 128]
-         [--engines alltoallv p2p] [--rounds 3] [--iters 15] [--bench PATH] [--out DIR]
+    sudo python3 -m benchmarks.cluster.exp_floor [--rate 1gbit] [--gso auto] [--burst auto] [--hosts 4 8]
+         [--n 128] [--engines alltoallv p2p] [--rounds 3] [--iters 15] [--bench PATH] [--out DIR]
 
 volfft's phase times are each the maximum over ranks of the rank's own time in the phase, not
 barrier-bracketed as the MPI_Alltoallv's are: the whole forward transform is the column to set
@@ -92,6 +92,9 @@ def summarise(hosts: int, engine: str, n: int, rate_bits: float, bench_runs: lis
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rate", default="1gbit")
+    ap.add_argument("--gso", default="auto", choices=("auto", "on", "off"),
+                    help="the cluster's --gso (auto: wire-size packets below 500 Mbit/s)")
+    ap.add_argument("--burst", default="auto", help="the cluster's --burst (auto: 1 ms at the link rate)")
     ap.add_argument("--hosts", type=int, nargs="+", default=[4, 8])
     ap.add_argument("--n", type=int, default=128, help="transform size N (N^3), divisible by every host count")
     ap.add_argument("--engines", nargs="+", default=["alltoallv", "p2p"])
@@ -119,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             block = block_bytes(args.n, hosts)
             bench_runs: dict[str, list[dict]] = {e: [] for e in args.engines}
             a2a_runs: list[dict] = []
-            with X.cluster("fl", ["switch"], args.rate, hosts=hosts) as state:
+            with X.cluster("fl", ["switch"], args.rate, hosts=hosts, gso=args.gso, burst=args.burst) as state:
                 for rnd in range(args.rounds):  # rounds interleave the cases against drifting load
                     for engine in args.engines:
                         path = out / f"volfft.{engine}.h{hosts}.r{rnd}.json"
@@ -164,7 +167,9 @@ def report(results: dict, out: Path) -> str:
              f(r, "volfft_exchange_over_bound", "{:.2f}"), f(r, "alltoallv_over_bound", "{:.2f}"),
              f(r, "volfft_exchange_over_alltoallv", "{:.2f}")] for r in results["rows"]]
     table = (f"c2c double {cfg['n']}^3 on slabs (Hx1, one rank per host), switch at "
-             f"{cfg['rate']}; medians over {cfg['rounds']} round(s) of {cfg['iters']} calls; bound = (H-1) "
+             f"{cfg['rate']}"
+             + "".join(f", --{k} {cfg[k]}" for k in ("gso", "burst") if cfg.get(k, "auto") != "auto")
+             + f"; medians over {cfg['rounds']} round(s) of {cfg['iters']} calls; bound = (H-1) "
              f"blocks through one port as {FRAME}-byte frames\n" + X.format_table(header, rows))
     (out / "table.txt").write_text(table + "\n")
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str))

@@ -20,15 +20,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 @contextlib.contextmanager
 def cluster(name: str, topology: Sequence[str], rate: str, hosts: int | None = None,
-            delay: str = "0") -> Iterator[dict]:
+            delay: str = "0", gso: str = "auto", burst: str = "auto") -> Iterator[dict]:
     """Create a cluster for the duration of a ``with`` block; destroy it however the block ends.
 
-    ``topology`` is the words of ``python3 -m tools.vcluster create --topology`` (e.g. ``["torus2d", "4x4"]``).
+    ``topology`` is the words of ``python3 -m tools.vcluster create --topology`` (e.g. ``["torus2d", "4x4"]``);
+    ``gso`` and ``burst`` are its ``--gso`` and ``--burst``.
     """
     topo = parse_topology(topology[0], topology[1] if len(topology) > 1 else None, hosts)
     vcluster.destroy(name)  # a leftover of an interrupted earlier run
     try:
-        state = vcluster.create(name, topo, rate, delay)
+        state = vcluster.create(name, topo, rate, delay, gso=gso, burst=burst)
         print(f"# cluster {name}: {state['topology']}, {rate}"
               + ("" if delay == "0" or state["delay_applied"] else f", delay {delay} NOT applied (no netem)"),
               flush=True)

@@ -67,6 +67,16 @@ def test_report_writes_the_table_and_marks_missing_runs(tmp_path):
     assert json.loads((tmp_path / "results.json").read_text())["rows"][0]["hosts"] == 4
 
 
+def test_report_names_a_cluster_shaped_other_than_by_default(tmp_path):
+    rows = [F.summarise(8, "alltoallv", 128, 1e9, [_report(60, 3, 70)], [])]
+    title = F.report({"config": {"n": 128, "rate": "1gbit", "rounds": 1, "iters": 2, "gso": "on", "burst": "4ms"},
+                      "rows": rows}, tmp_path).splitlines()[0]
+    assert "switch at 1gbit, --gso on, --burst 4ms;" in title
+    title = F.report({"config": {"n": 128, "rate": "1gbit", "rounds": 1, "iters": 2, "gso": "auto", "burst": "auto"},
+                      "rows": rows}, tmp_path).splitlines()[0]
+    assert "switch at 1gbit;" in title
+
+
 def test_host_counts_must_divide_the_size():
     with pytest.raises(SystemExit):
         F.main(["--hosts", "3", "--n", "128", "--report-only"])
@@ -82,8 +92,9 @@ def _live_reason() -> str | None:
 
 @pytest.mark.skipif(_live_reason() is not None, reason=f"live run: {_live_reason()}")
 def test_a_short_run_on_four_hosts(tmp_path):
-    rc = F.main(["--hosts", "4", "--n", "64", "--rate", "1gbit", "--engines", "alltoallv", "--rounds", "1",
-                 "--iters", "3", "--out", str(tmp_path)])
+    # --gso on and --burst 1ms are what 1 Gbit/s gets by default: passed to exercise the options.
+    rc = F.main(["--hosts", "4", "--n", "64", "--rate", "1gbit", "--gso", "on", "--burst", "1ms", "--engines",
+                 "alltoallv", "--rounds", "1", "--iters", "3", "--out", str(tmp_path)])
     assert rc == 0
     (row,) = json.loads((tmp_path / "results.json").read_text())["rows"]
     bound_ms = F.bound_seconds(F.block_bytes(64, 4), 4, 1e9) * 1e3  # 6.6 ms
