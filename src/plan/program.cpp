@@ -112,11 +112,16 @@ class Program::Work final : public exchange::StageWork {
 StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const Options& options, std::size_t s,
                                   void* plan_in, void* plan_out, bool user_array) const {
   const core::Stage& st = bp.stages[s];
+  // Each planning agreed where every rank plans this stage: a plan without exchanges, the only kind
+  // whose stage is timed (collective). After an exchange a rank whose stage that exchange
+  // transforms on arrival plans none here, so the caller agrees where every rank is.
   auto make = [&](PlaneSplit split, Effort effort) {
     Options o = options;
     o.effort = effort;
+    auto plan = [&] { return make_stage_ops(bp, o, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr, split); };
+    if (!bp.exchanges.empty()) return plan();
     StageOps ops;
-    mpi::run_agreed(all, [&] { ops = make_stage_ops(bp, o, s, !forward_, st.box_in, plan_in, plan_out, user_array, nullptr, split); });
+    mpi::run_agreed(all, [&] { ops = plan(); });
     return ops;
   };
   // The stage's array: the output, or a buffer of its own (Plan::Impl::allocate lends none of the
@@ -178,6 +183,7 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
   const std::size_t S = bp.stages.size(), E = S - 1;
   const bool receive_area = core::engine_info(bp.engine).receive_area;
   bool fed_per_chunk = false;  // the previous exchange transforms this stage per chunk
+  std::string last_stage_problem;  // this rank's failure to plan the last stage after an exchange
   for (std::size_t q = 0; q < S; ++q) {
     Position pos;
     pos.stage = stage_at(bp, forward, q);
@@ -219,11 +225,19 @@ Program::Program(MPI_Comm all, const core::Blueprint& bp, const Options& options
       pos.exchange_phase = add_phase((overlap ? "wait" : "exchange") + suffix);
       pos.unpack_phase = add_phase("unpack" + suffix);
       if (overlap) pos.hidden_phase = add_phase("hidden" + suffix);
-    } else if (!pos.ops_done_by_previous) {
+    } else if (E == 0) {
       pos.ops.push_back(whole_stage_ops(all, bp, options, pos.stage, plan_in, plan_out, user_array));
+    } else if (!pos.ops_done_by_previous) {
+      // Not every rank plans here (whole_stage_ops): agreed below, where every rank is.
+      try {
+        pos.ops.push_back(whole_stage_ops(all, bp, options, pos.stage, plan_in, plan_out, user_array));
+      } catch (const std::exception& e) {
+        last_stage_problem = e.what();
+      }
     }
     positions_.push_back(std::move(pos));
   }
+  mpi::agree_or_throw(all, last_stage_problem);
   // The output's scale rides on the first exchange's copies when it has any. Without exchanges a
   // batch's fields are scaled one by one as each is finished, while it is in cache (fields outer:
   // each field's output is one block); else one pass at the end.

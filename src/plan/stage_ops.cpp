@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iterator>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/copy_box.hpp"
 #include "kernels/spectral_lines.hpp"
@@ -88,10 +89,15 @@ std::vector<core::FftOp> planes_and_axis0(const core::FftOp& op, bool backward) 
 StageOps make_stage_ops(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward,
                         const Box& part, void* plan_in, void* plan_out, bool array_is_user, const Box* array_place,
                         PlaneSplit split) {
-  // VOLFFT_TEST_FAIL_STAGE_PLAN=1 makes this rank's planning fail as FFTW's may on one rank alone
-  // (tests/mpi/test_errors.cpp sets it on one rank: every rank must then throw, none wait).
-  if (const char* env = std::getenv("VOLFFT_TEST_FAIL_STAGE_PLAN"); env && std::strcmp(env, "1") == 0)
-    throw std::runtime_error("volfft: FFTW could not plan a stage's FFTs (VOLFFT_TEST_FAIL_STAGE_PLAN=1)");
+  // VOLFFT_TEST_FAIL_STAGE_PLAN=1 (=last: only the stage a direction runs last) makes this rank's
+  // planning fail as FFTW's may on one rank alone (tests/mpi/test_errors.cpp sets it on one rank:
+  // every rank must then throw, none wait).
+  if (const char* env = std::getenv("VOLFFT_TEST_FAIL_STAGE_PLAN")) {
+    const bool runs_last = backward ? s == 0 : s + 1 == bp.stages.size();
+    if (std::strcmp(env, "1") == 0 || (std::strcmp(env, "last") == 0 && runs_last))
+      throw std::runtime_error(std::string("volfft: FFTW could not plan a stage's FFTs (VOLFFT_TEST_FAIL_STAGE_PLAN=") +
+                               env + ")");
+  }
   const core::Stage& st = bp.stages[s];
   const bool first_stage = s == 0, last_stage = s + 1 == bp.stages.size();
   const Index cb = bp.element_bytes;
