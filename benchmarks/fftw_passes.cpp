@@ -15,11 +15,12 @@
 //                                              place, and a copy then in place, against planes
 //                                              (touched) then axis 0, and against axis 0 as
 //                                              columns into the output, then planes in place
-//   volfft-fftw-passes columns N               c2c N^3 along axis 0 (N^2 lines a plane apart),
+//   volfft-fftw-passes columns N double|single c2c N^3 along axis 0 (N^2 lines a plane apart),
 //                                              each direction in place and out of place: FFTW's
 //                                              measured plan for the batch, planned three times
 //                                              (its wisdom forgotten in between), and estimated,
 //                                              against the columns of src/backend/fftw_columns.hpp
+//                                              and their layout before 2026-12-08 (lines)
 //   volfft-fftw-passes copied c2c|r2c lines|planes N M
 //                                              M lines of N points (or M planes of N x N), c2c
 //                                              backward or r2c, out of place: FFTW's plan of the
@@ -48,6 +49,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +61,7 @@
 #include "backend/fftw_api.hpp"
 #include "backend/fftw_columns.hpp"
 #include "core/blueprint.hpp"
+#include "core/line_buffer.hpp"
 #include "plan/folded_backward.hpp"
 
 namespace {
@@ -103,7 +106,7 @@ void compare(const std::vector<std::pair<std::string, std::function<void()>>>& w
 
 int usage() {
   std::fprintf(stderr,
-               "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | columns N | "
+               "usage: volfft-fftw-passes batch r2c|c2r|c2c N P | split N P | chunks N | columns N double|single | "
                "one-rank N | one-rank-r2c N | copied c2c|r2c lines|planes N M | padded N P\n");
   return 2;
 }
@@ -115,6 +118,70 @@ long arg(char** argv, int k) {
     std::exit(2);
   }
   return v;
+}
+
+
+// `columns N double|single`: c2c N^3 along axis 0, each direction in place and out of place.
+template <class Api>
+int columns_mode(long n) {
+  using Value = std::complex<typename Api::real>;
+  const std::size_t plane = std::size_t(n) * n, all = plane * n;
+  Value* in = static_cast<Value*>(fftw_malloc(all * sizeof(Value)));
+  Value* out = static_cast<Value*>(fftw_malloc(all * sizeof(Value)));
+  const fftw_iodim64 axis0{n, (long)plane, (long)plane}, lines[2] = {{n, n, n}, {n, 1, 1}};
+  volfft::backend::ColumnGeometry geometry;
+  volfft::backend::column_geometry({axis0}, {lines[0], lines[1]}, geometry);
+  auto fill = [&] {
+    for (std::size_t i = 0; i < all; ++i) in[i] = Value(double(i % 7) * 0.1, double(i % 3) * 0.2);
+  };
+  // The columns' layout before 2026-12-08, for the comparison fftw_columns.hpp quotes: blocks of 64
+  // lines, each line contiguous in the buffer (core/line_buffer.hpp's line_stride), copied in and
+  // out value by value.
+  const long ld = volfft::core::line_stride(n), block = 64;
+  Value* line_buffer = static_cast<Value*>(fftw_malloc(std::size_t(block * ld) * sizeof(Value)));
+  std::fill(line_buffer, line_buffer + block * ld, Value(0));
+  for (int sign : {FFTW_FORWARD, FFTW_BACKWARD})
+    for (bool in_place : {true, false}) {
+      Value* to = in_place ? in : out;
+      std::vector<std::pair<std::string, std::function<void()>>> ways;
+      std::vector<typename Api::plan> plans;
+      for (int k = 0; k < 3; ++k) {
+        Api::forget_wisdom();  // FFTW measures afresh each time, as a new process would
+        typename Api::plan p = Api::dft(1, &axis0, 2, lines, in, to, sign, FFTW_MEASURE);
+        std::string solver = Api::plan_text(p);  // the outermost solver's name, e.g. "(dft-directbuf/130-..."
+        solver = solver.substr(0, std::min(solver.find_first_of(" \n"), std::size_t(28)));
+        plans.push_back(p);
+        ways.push_back({"FFTW measured " + std::to_string(k + 1) + " " + solver, [p, in, to] { Api::exec_dft(p, in, to); }});
+      }
+      Api::forget_wisdom();  // else FFTW_ESTIMATE takes the measured plan from wisdom
+      typename Api::plan estimated = Api::dft(1, &axis0, 2, lines, in, to, sign, FFTW_ESTIMATE);
+      plans.push_back(estimated);
+      ways.push_back({"FFTW estimated", [estimated, in, to] { Api::exec_dft(estimated, in, to); }});
+      volfft::backend::FftwColumns<Api> columns(geometry, sign, FFTW_MEASURE, 1);
+      ways.push_back({"columns", [&] { columns.execute(in, to); }});
+      const fftw_iodim64 line{n, 1, 1}, block_lines{block, ld, ld};
+      typename Api::plan line_plan = Api::dft(1, &line, 1, &block_lines, line_buffer, line_buffer, sign, FFTW_MEASURE);
+      plans.push_back(line_plan);
+      ways.push_back({"columns, lines in the buffer", [&] {
+                        for (long first = 0; first < long(plane); first += block) {
+                          const long count = std::min(block, long(plane) - first);
+                          for (long r = 0; r < n; ++r)
+                            for (long j = 0; j < count; ++j) line_buffer[j * ld + r] = in[r * plane + first + j];
+                          Api::exec_dft(line_plan, line_buffer, line_buffer);
+                          for (long r = 0; r < n; ++r)
+                            for (long j = 0; j < count; ++j) to[r * plane + first + j] = line_buffer[j * ld + r];
+                        }
+                      }});
+      std::printf("c2c %ld^3 %s along axis 0, %s, %s\n", n, sizeof(typename Api::real) == 8 ? "double" : "single",
+                  sign == FFTW_FORWARD ? "forward" : "backward", in_place ? "in place" : "out of place");
+      fill();
+      compare(ways, in_place ? std::function<void()>(fill) : std::function<void()>([] {}));
+      for (typename Api::plan p : plans) Api::destroy(p);
+    }
+  fftw_free(line_buffer);
+  fftw_free(in);
+  fftw_free(out);
+  return 0;
 }
 
 }  // namespace
@@ -218,45 +285,11 @@ int main(int argc, char** argv) {
              {"every chunk into the first's place", [&] { run(true); }}});
     return 0;
   }
-  if (mode == "columns" && argc == 3) {
-    const long n = arg(argv, 2);
-    const std::size_t plane = std::size_t(n) * n, all = plane * n;
-    fftw_complex* in = fftw_alloc_complex(all);
-    fftw_complex* out = fftw_alloc_complex(all);
-    const fftw_iodim64 axis0{n, (long)plane, (long)plane}, lines[2] = {{n, n, n}, {n, 1, 1}};
-    volfft::backend::ColumnGeometry geometry;
-    volfft::backend::column_geometry({axis0}, {lines[0], lines[1]}, geometry);
-    auto fill = [&] {
-      for (std::size_t i = 0; i < all; ++i) in[i][0] = double(i % 7) * 0.1, in[i][1] = double(i % 3) * 0.2;
-    };
-    for (int sign : {FFTW_FORWARD, FFTW_BACKWARD})
-      for (bool in_place : {true, false}) {
-        fftw_complex* to = in_place ? in : out;
-        std::vector<std::pair<std::string, std::function<void()>>> ways;
-        std::vector<fftw_plan> plans;
-        for (int k = 0; k < 3; ++k) {
-          fftw_forget_wisdom();  // FFTW measures afresh each time, as a new process would
-          fftw_plan p = fftw_plan_guru64_dft(1, &axis0, 2, lines, in, to, sign, measure);
-          char* text = fftw_sprint_plan(p);
-          std::string solver(text);  // the outermost solver's name, e.g. "(dft-directbuf/130-..."
-          free(text);
-          solver = solver.substr(0, std::min(solver.find_first_of(" \n"), std::size_t(28)));
-          plans.push_back(p);
-          ways.push_back({"FFTW measured " + std::to_string(k + 1) + " " + solver, [p] { fftw_execute(p); }});
-        }
-        fftw_forget_wisdom();  // else FFTW_ESTIMATE takes the measured plan from wisdom
-        fftw_plan estimated = fftw_plan_guru64_dft(1, &axis0, 2, lines, in, to, sign, FFTW_ESTIMATE);
-        plans.push_back(estimated);
-        ways.push_back({"FFTW estimated", [estimated] { fftw_execute(estimated); }});
-        volfft::backend::FftwColumns<volfft::backend::DoubleApi> columns(geometry, sign, measure, 1);
-        ways.push_back({"columns", [&] { columns.execute(in, to); }});
-        std::printf("c2c %ld^3 along axis 0, %s, %s\n", n, sign == FFTW_FORWARD ? "forward" : "backward",
-                    in_place ? "in place" : "out of place");
-        fill();
-        compare(ways, in_place ? std::function<void()>(fill) : std::function<void()>([] {}));
-        for (fftw_plan p : plans) fftw_destroy_plan(p);
-      }
-    return 0;
+  if (mode == "columns" && argc == 4) {
+    const std::string precision = argv[3];
+    if (precision == "double") return columns_mode<volfft::backend::DoubleApi>(arg(argv, 2));
+    if (precision == "single") return columns_mode<volfft::backend::FloatApi>(arg(argv, 2));
+    return usage();
   }
   if (mode == "copied" && argc == 6) {
     const std::string kind = argv[2], shape = argv[3];

@@ -5,6 +5,9 @@
 
 #include <fftw3.h>
 
+#include <cstdlib>
+#include <string>
+
 namespace volfft::backend {
 
 struct DoubleApi {
@@ -45,6 +48,13 @@ struct DoubleApi {
   static void init_threads() { fftw_init_threads(); }
   static int planner_threads() { return fftw_planner_nthreads(); }
   static void plan_with_threads(int n) { fftw_plan_with_nthreads(n); }
+  static void forget_wisdom() { fftw_forget_wisdom(); }
+  static std::string plan_text(plan p) {  // FFTW's description of the plan (its solvers)
+    char* text = fftw_sprint_plan(p);
+    std::string s(text ? text : "");
+    std::free(text);
+    return s;
+  }
 };
 
 struct FloatApi {
@@ -85,6 +95,13 @@ struct FloatApi {
   static void init_threads() { fftwf_init_threads(); }
   static int planner_threads() { return fftwf_planner_nthreads(); }
   static void plan_with_threads(int n) { fftwf_plan_with_nthreads(n); }
+  static void forget_wisdom() { fftwf_forget_wisdom(); }
+  static std::string plan_text(plan p) {  // FFTW's description of the plan (its solvers)
+    char* text = fftwf_sprint_plan(p);
+    std::string s(text ? text : "");
+    std::free(text);
+    return s;
+  }
 };
 
 }  // namespace volfft::backend

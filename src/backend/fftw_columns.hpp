@@ -1,28 +1,48 @@
 // Columns: a c2c batch of 1-D FFTs along a strided axis over lines that lie side by side in
 // memory (the FFTs along axis 0 of a C-order array, the points of a line one plane apart), run
-// block by block through a small buffer: a block of B adjacent lines is copied into the buffer,
-// each line contiguous there, FFTW transforms the B lines in the buffer, and the block is copied
-// back in place or into the output.
+// block by block through a small buffer: the rows of a block of B adjacent lines (point r of each
+// of the B lines, contiguous in the array) are copied into the buffer one under another, FFTW
+// transforms the B lines there along the buffer's rows (B transforms side by side, vectorized
+// across the lines), and the rows are copied back in place or into the output. Both copies move
+// whole runs of B values; the transform runs in cache. This is the order FFTW-MPI's transposed
+// plans leave the data in for their last axis (the middle axis of each plane after the
+// transpose), without the transpose: the block is that layout in small.
 //
 // Why not FFTW's own plan for the batch: FFTW_MEASURE times its candidates on arrays that, for
 // the sizes that matter here, sit in the cache while it measures, and from one planning to the
 // next it picks either a plan that buffers lines (dft-directbuf, dft-buffered) or one that runs
 // every line alone straight on the strided data (dft-vrank>=1 of dft-direct), 1.5-2.3x slower
-// when the data comes from memory, as it does inside a transform. Measured on this project's
-// 2-core VM (`volfft-fftw-passes columns N`: FFTW 3.3.10, three plannings, one process, cache
-// flushed between calls, medians of 25; ms, forward / backward): 128^3 in place FFTW measured
-// 17.8 / 12.3-18.1, columns 12.3 / 12.2; out of place 14.3-14.5 / 32.5-32.6, columns 16.4 /
-// 16.3; 256^3 (a slower hour) in place 182-281 / 146-214, columns 213 / 130; out of place
-// 382-404 / 224-233, columns 216 / 164; FFTW's estimated plans 1.1-2.9x the columns. Here the
-// plan FFTW measures is for B lines in a buffer that stays in cache, where its measurement is the
-// truth, so it comes out the same each time. FftwBatch times these against FFTW's plan of
-// the whole batch and keeps the faster (src/backend/fftw_batch.cpp).
+// when the data comes from memory, as it does inside a transform. Measured on the project's Intel
+// VM with the columns' earlier line layout (`volfft-fftw-passes columns N`: FFTW 3.3.10, three
+// plannings, one process, cache flushed between calls, medians of 25; ms, forward / backward):
+// 128^3 in place FFTW measured 17.8 / 12.3-18.1, columns 12.3 / 12.2; out of place 14.3-14.5 /
+// 32.5-32.6, columns 16.4 / 16.3; 256^3 (a slower hour) in place 182-281 / 146-214, columns 213 /
+// 130; out of place 382-404 / 224-233, columns 216 / 164; FFTW's estimated plans 1.1-2.9x the
+// columns. Here the plan FFTW measures is for B lines in a buffer that stays in cache, where its
+// measurement is the truth, so it comes out the same each time. FftwBatch times these against
+// FFTW's plan of the whole batch and keeps the faster (src/backend/fftw_batch.cpp).
+//
+// Why rows and not lines in the buffer (each line contiguous there, as these columns were until
+// 2026-12-08 and the folded backward's still are, core/folded_backward.hpp): the copies into a
+// line layout transpose value by value, and FFTW's transforms of contiguous lines vectorize within
+// a line. Measured on the Zen 3 VM (2026-12-08, `volfft-fftw-passes columns N double|single`, which
+// runs both; medians of 25, ms, lines -> rows; in place / out of place; forward, then backward):
+//   128^3 double  18.3 -> 13.6 / 23.5 -> 16.3;  18.6 -> 12.3 / 20.2 -> 15.6
+//   128^3 single  11.9 ->  7.0 / 13.6 ->  8.0;  12.1 ->  7.0 / 14.4 -> 10.0
+//   256^3 double   139 ->  115 /  150 ->  116;   138 ->  123 /  193 ->  152
+//   256^3 single    95 ->   89 /  111 ->   94;   104 ->   87 /  112 ->  103
+// FFTW's best of three measured plans, the same way: 128^3 double 14.8 / 18.6; 13.1 / 25.7, single
+// 8.7 / 12.9; 9.9 / 19.0; 256^3 double 128 / 169; 120 / 207 (the one case ahead of the rows, by
+// 3%), single 92 / 141; 100 / 165. Blocks of 64 lines with rows a cache line longer than the lines
+// (core/line_buffer.hpp) were the best or within noise of it in a scratch sweep of 16, 32 and 64
+// lines with and without that cache line; 16 and 32 lines read up to 1.5x slower at 256^3.
 #pragma once
 
 #include <fftw3.h>
 
 #include <algorithm>
 #include <complex>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -83,25 +103,24 @@ class FftwColumns {
   using Real = typename Api::real;
   using Value = std::complex<Real>;
 
-  /// Whether 8 lines of the geometry's length fit the buffer's 512 KiB a thread (a double
-  /// transform of up to 4094 points, single of 8190); longer ones are left to FFTW's plan.
-  static bool takes(const ColumnGeometry& g) {
-    return 8 * core::line_stride(g.n) * Index(sizeof(Value)) <= core::kLineBufferBytes;
-  }
+  /// Whether a block of 8 lines of the geometry's length fits the buffer's 512 KiB a thread, rows'
+  /// padding included (a double transform of up to 2730 points, single of 4096); longer ones are
+  /// left to FFTW's plan.
+  static bool takes(const ColumnGeometry& g) { return core::lines_per_row_block(g.n, Index(sizeof(Value))) > 0; }
 
   FftwColumns(const ColumnGeometry& g, int sign, unsigned flags, int threads)
       : g_(g), threads_(kernels::team_size(threads)) {
-    // Blocks of lines `ld` values apart in the buffer (core/line_buffer.hpp says how many and why;
-    // takes() leaves lines longer than 8 of them fit to FFTW).
-    ld_ = core::line_stride(g.n);
-    block_ = std::min(core::lines_per_block(g.n, Index(sizeof(Value))), g.lines);
+    block_ = std::min(core::lines_per_row_block(g.n, Index(sizeof(Value))), g.lines);
+    if (block_ < 1) throw std::logic_error("volfft: columns too long for their buffer (check takes())");
+    pitch_ = core::row_pitch(block_, Index(sizeof(Value)));
     blocks_ = (g.lines + block_ - 1) / block_;
     outer_count_ = 1;
     for (const fftw_iodim64& d : g.outer) outer_count_ *= d.n;
-    buffer_ = static_cast<Value*>(fftw_malloc(sizeof(Value) * std::size_t(block_ * ld_ * threads_)));
+    buffer_ = static_cast<Value*>(fftw_malloc(buffer_bytes()));
     if (!buffer_) throw std::bad_alloc();
-    std::fill(buffer_, buffer_ + block_ * ld_ * threads_, Value(0));
-    const fftw_iodim64 dim{g.n, 1, 1}, line{block_, ld_, ld_};
+    std::fill(buffer_, buffer_ + g.n * pitch_ * threads_, Value(0));
+    // The block's lines side by side: point r of line j at r * pitch + j.
+    const fftw_iodim64 dim{g.n, pitch_, pitch_}, line{block_, 1, 1};
     plan_ = Api::dft(1, &dim, 1, &line, buffer_, buffer_, sign, flags & ~unsigned(FFTW_DESTROY_INPUT));
     if (!plan_) {
       fftw_free(buffer_);
@@ -116,13 +135,13 @@ class FftwColumns {
   FftwColumns& operator=(const FftwColumns&) = delete;
 
   /// The buffer this batch holds (bytes).
-  std::size_t buffer_bytes() const { return sizeof(Value) * std::size_t(block_ * ld_ * threads_); }
+  std::size_t buffer_bytes() const { return sizeof(Value) * std::size_t(g_.n * pitch_ * threads_); }
 
   void execute(const void* in, void* out) const {
     const Value* source = static_cast<const Value*>(in);
     Value* target = static_cast<Value*>(out);
     kernels::parallel_for(outer_count_ * blocks_, threads_, [&](Index t, int thread) {
-      run_task(source, target, t, buffer_ + std::ptrdiff_t(thread) * block_ * ld_);
+      run_task(source, target, t, buffer_ + std::ptrdiff_t(thread) * g_.n * pitch_);
     });
   }
 
@@ -141,24 +160,22 @@ class FftwColumns {
     run_block(in + in_at + first, out + out_at + first, std::min(block_, g_.lines - first), buffer);
   }
 
-  // `count` adjacent lines from `in` through the buffer to `out` (which may be `in`). A short
-  // last block leaves the buffer's other lines as they were: the plan transforms them too, and
-  // nothing reads them.
+  // `count` adjacent lines from `in` through the buffer to `out` (which may be `in`), row by row.
+  // A short last block zeroes the buffer's other lines: the plan transforms them too, nothing
+  // reads them, and left as they were they would grow by up to n a call towards overflow.
   void run_block(const Value* in, Value* out, Index count, Value* buffer) const {
+    const std::size_t bytes = std::size_t(count) * sizeof(Value);
     for (Index r = 0; r < g_.n; ++r) {
-      const Value* row = in + r * g_.in_stride;
-      for (Index j = 0; j < count; ++j) buffer[j * ld_ + r] = row[j];
+      std::memcpy(buffer + r * pitch_, in + r * g_.in_stride, bytes);
+      if (count < block_) std::fill(buffer + r * pitch_ + count, buffer + r * pitch_ + block_, Value(0));
     }
     Api::exec_dft(plan_, buffer, buffer);
-    for (Index r = 0; r < g_.n; ++r) {
-      Value* row = out + r * g_.out_stride;
-      for (Index j = 0; j < count; ++j) row[j] = buffer[j * ld_ + r];
-    }
+    for (Index r = 0; r < g_.n; ++r) std::memcpy(out + r * g_.out_stride, buffer + r * pitch_, bytes);
   }
 
   ColumnGeometry g_;
   int threads_;
-  Index ld_ = 0, block_ = 0, blocks_ = 0, outer_count_ = 1;
+  Index pitch_ = 0, block_ = 0, blocks_ = 0, outer_count_ = 1;
   Value* buffer_ = nullptr;
   typename Api::plan plan_ = nullptr;
 };

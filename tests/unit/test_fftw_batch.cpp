@@ -27,6 +27,7 @@
 #endif
 
 #include "backend/fft_batch.hpp"
+#include "core/line_buffer.hpp"
 #include "unit/unit_main.hpp"
 
 using namespace volfft;
@@ -333,6 +334,14 @@ void columns_match_fftw() {
         check_columns<double>(t, {3, 11, 17}, {187, 17, 1}, 1, in_place, threads, 0); // axis 1, planes outside
         check_columns<float>(t, {2, 16, 64}, {1024, 64, 1}, 0, in_place, threads, 8);  // unaligned for FFTW
       }
+  // The buffer's blocks (core/line_buffer.hpp): 64 lines where they fit, rows padded by a cache
+  // line past whole 16 bytes, 8 lines at the longest taken.
+  CHECK(core::lines_per_row_block(128, 16) == 64 && core::lines_per_row_block(256, 16) == 64);
+  CHECK(core::lines_per_row_block(1024, 16) == 24 && core::lines_per_row_block(2730, 16) == 8);
+  CHECK(core::lines_per_row_block(2731, 16) == 0 && core::lines_per_row_block(4096, 8) == 8);
+  CHECK(core::lines_per_row_block(4097, 8) == 0);
+  CHECK(core::row_pitch(64, 16) == 68 && core::row_pitch(64, 8) == 72 && core::row_pitch(13, 8) == 22);
+  CHECK(core::row_pitch(13, 16) == 17);
   // A transform too long for 8 lines in the buffer's 512 KiB is left to FFTW, even when told.
   BatchGeometry g;
   g.extent = {5000, 1, 16};
