@@ -60,8 +60,8 @@ bool splits_into_planes(const core::Blueprint& bp, const Options& options, const
 // arrays stay in the cache, FFTW's 3-D plan is the faster: c2c float 128^3 (16 MiB an array) took
 // 1.14-1.18x FFTW's in-place 3-D plan split, 1.10x whole (FFTW's out-of-place 3-D plan), while c2c
 // double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x FFTW-MPI's fastest
-// mode split. So a c2c splits where one side's array (all fields) is more than half the
-// last-level cache. Below that the 3-D plan is the faster when FFTW's measurement draws well, but
+// mode split. So a c2c split where one side's array (all fields) was more than half the
+// last-level cache (a quarter since 2026-12-08, below). Below that the 3-D plan is the faster when FFTW's measurement draws well, but
 // it does not always: c2c float 128^3 at one rank (`volfft-bench --compare fftw-mpi,fftw-serial`,
 // 2026-11-29), in one of 26 plannings the forward ran 31.6 ms against 22-26 ms for every FFTW plan
 // measured in the same job, its backward at their speed. So where the effort measures, the
@@ -70,9 +70,21 @@ bool splits_into_planes(const core::Blueprint& bp, const Options& options, const
 // faster either: on a Zen 5 VM (2026-12-07, 32 MiB shared L3) FFTW's out-of-place 3-D plan ran c2c
 // double 256^3 in 117-124 ms a direction against the split's 125-136, where the Intel VM above
 // read 432.9 against 350.4; so up to 8 times the cache both are measured and timed too.
+//
+// Since 2026-12-08 the columns run axis 0 in rows (src/backend/fftw_columns.hpp: 1.2-1.7x faster
+// than before), and the split overtook the 3-D plan at half the cache. Measured on the Zen
+// 3 VM (32 MiB L3): c2c 128^3 at one rank, volfft / FFTW-MPI's fastest mode in the same job,
+// forward + backward, unscaled, the 3-D plan forced (VOLFFT_TEST_TIMED_SPLIT=0) -> the split forced
+// (=1), three pairs of jobs: single precision (16 MiB, half the cache) 1.23 -> 0.92, 1.29 -> 1.09,
+// 1.12 -> 1.01; double (32 MiB) 1.11 -> 0.93, 1.07 -> 0.91, 1.06 -> 0.95. So the rule splits above
+// a quarter of the cache (kSplitCaches) and times the two up to 8 caches, where the 3-D plan is
+// kept only where it is faster by more than the timing's noise (plan::Program::whole_stage_ops).
+// At c2c 64^3 (2-4 MiB) neither way was ahead in four pairs of jobs, and the 3-D plan is probed.
+constexpr double kSplitCaches = 0.25;
+
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st) {
   if (!splits_into_planes(bp, options, st)) return false;
-  return st.ops[0].real || caches_of_array(bp, st) > 0.5;
+  return st.ops[0].real || caches_of_array(bp, st) > kSplitCaches;
 }
 
 SplitTiming plane_split_timing(const core::Blueprint& bp, const Options& options, std::size_t s, bool backward) {
@@ -90,7 +102,7 @@ SplitTiming plane_split_timing(const core::Blueprint& bp, const Options& options
     if (!backward || bp.in_place || options.destroy_input || bp.folded_backward) return SplitTiming::by_rule;
     return caches <= 8.0 ? SplitTiming::measured_both : SplitTiming::by_rule;
   }
-  if (caches <= 0.5) return SplitTiming::probe;  // the rule's 3-D plan
+  if (caches <= kSplitCaches) return SplitTiming::probe;  // the rule's 3-D plan
   return caches <= 8.0 ? SplitTiming::measured_both : SplitTiming::by_rule;
 }
 

@@ -22,15 +22,15 @@ enum class PlaneSplit { by_rule, whole, planes };
 bool splits_into_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st);
 
 /// The rule: an r2c runs by planes; a c2c by planes where one side's array (all fields) is more
-/// than half the last-level cache.
+/// than a quarter of the last-level cache.
 bool runs_by_planes(const core::Blueprint& bp, const Options& options, const core::Stage& st);
 
 /// How the planning chooses between stage s's two ways to run, where both are open.
 /// plan::Program::whole_stage_ops says how each is timed.
 enum class SplitTiming {
   by_rule,          ///< no timing: the rule decides (effort estimate, an r2c forward, arrays beyond 8x the cache, ...)
-  probe,            ///< the arrays fit half the cache: the 3-D plan, checked against a cheap split
-  measured_both,    ///< both measured, the faster kept (above half the cache up to 8 times it; an r2c backward)
+  probe,            ///< the arrays fit a quarter of the cache: the 3-D plan, checked against a cheap split
+  measured_both,    ///< both measured, the faster kept (above a quarter of the cache up to 8 times it; an r2c backward)
 };
 
 /// The timing for stage s in one direction. Only where the FFTW backend measures on the planning

@@ -39,8 +39,9 @@ void cache(long bytes) { setenv("VOLFFT_TEST_CACHE_BYTES", std::to_string(bytes)
                                    << name(expected));                                                      \
   } while (0)
 
-// c2c double 8^3: 8 KiB an array. Within half the cache the 3-D plan is probed against a cheap
-// split; up to 8 caches both are measured; beyond, the rule splits untimed. Both directions alike.
+// c2c double 8^3: 8 KiB an array. Within a quarter of the cache the 3-D plan is probed against a
+// cheap split; up to 8 caches both are measured; beyond, the rule splits untimed. Both directions
+// alike.
 void c2c_by_the_array_in_caches() {
   const Options o = measured();
   const core::Blueprint bp = one_rank(Kind::c2c, o);
@@ -48,6 +49,12 @@ void c2c_by_the_array_in_caches() {
     cache(1 << 20);  // 1/128 of a cache
     EXPECT_TIMING(bp, o, backward, SplitTiming::probe);
     CHECK(!plan::runs_by_planes(bp, o, bp.stages[0]));
+    cache(32 << 10);  // a quarter of a cache, the last probed
+    EXPECT_TIMING(bp, o, backward, SplitTiming::probe);
+    CHECK(!plan::runs_by_planes(bp, o, bp.stages[0]));
+    cache(16 << 10);  // half a cache
+    EXPECT_TIMING(bp, o, backward, SplitTiming::measured_both);
+    CHECK(plan::runs_by_planes(bp, o, bp.stages[0]));
     cache(4096);  // 2 caches
     EXPECT_TIMING(bp, o, backward, SplitTiming::measured_both);
     CHECK(plan::runs_by_planes(bp, o, bp.stages[0]));
