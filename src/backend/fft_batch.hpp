@@ -70,6 +70,14 @@ class FftBatch {
   /// "copied" (blocks copied from the input into the output, transformed there in place); other
   /// backends "".
   virtual const char* way() const { return ""; }
+  /// From now on, multiply everything the batch writes by `factor`, where it can at no extra
+  /// pass over the data (the FFTW backend's columns, as they copy rows out of their buffer);
+  /// returns whether it will. A plan's FFT steps are linear, so one batch of a chain may carry a
+  /// plan's scale for the whole chain (plan::Program). Called while planning, not during execute().
+  virtual bool scale_output(double factor) {
+    (void)factor;
+    return false;
+  }
 };
 
 /// Plan a batch with the backend options.backend names (fftw or ducc0; Backend::automatic

@@ -97,6 +97,12 @@ class FftwBatch final : public FftBatch {
     return columns_ ? columns_->buffer_bytes() : padded_.rows ? padded_.scratch_bytes() : 0;
   }
 
+  bool scale_output(double factor) override {
+    if (!columns_) return false;
+    columns_->set_scale(factor);
+    return true;
+  }
+
   const char* way() const override {
     return columns_ ? "columns" : padded_.rows ? "padded" : copied_.plan ? "copied" : "fftw";
   }

@@ -134,6 +134,9 @@ class FftwColumns {
   FftwColumns(const FftwColumns&) = delete;
   FftwColumns& operator=(const FftwColumns&) = delete;
 
+  /// Multiply what execute() writes by `factor` (as the rows are copied out: no pass of its own).
+  void set_scale(double factor) { scale_ = Real(factor); }
+
   /// The buffer this batch holds (bytes).
   std::size_t buffer_bytes() const { return sizeof(Value) * std::size_t(g_.n * pitch_ * threads_); }
 
@@ -170,12 +173,21 @@ class FftwColumns {
       if (count < block_) std::fill(buffer + r * pitch_ + count, buffer + r * pitch_ + block_, Value(0));
     }
     Api::exec_dft(plan_, buffer, buffer);
-    for (Index r = 0; r < g_.n; ++r) std::memcpy(out + r * g_.out_stride, buffer + r * pitch_, bytes);
+    if (scale_ == Real(1)) {
+      for (Index r = 0; r < g_.n; ++r) std::memcpy(out + r * g_.out_stride, buffer + r * pitch_, bytes);
+      return;
+    }
+    for (Index r = 0; r < g_.n; ++r) {
+      Value* row = out + r * g_.out_stride;
+      const Value* from = buffer + r * pitch_;
+      for (Index j = 0; j < count; ++j) row[j] = from[j] * scale_;
+    }
   }
 
   ColumnGeometry g_;
   int threads_;
   Index pitch_ = 0, block_ = 0, blocks_ = 0, outer_count_ = 1;
+  Real scale_ = 1;
   Value* buffer_ = nullptr;
   typename Api::plan plan_ = nullptr;
 };
