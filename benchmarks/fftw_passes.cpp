@@ -61,7 +61,6 @@
 #include "backend/fftw_api.hpp"
 #include "backend/fftw_columns.hpp"
 #include "core/blueprint.hpp"
-#include "core/line_buffer.hpp"
 #include "plan/folded_backward.hpp"
 
 namespace {
@@ -135,9 +134,9 @@ int columns_mode(long n) {
     for (std::size_t i = 0; i < all; ++i) in[i] = Value(double(i % 7) * 0.1, double(i % 3) * 0.2);
   };
   // The columns' layout before 2026-12-08, for the comparison fftw_columns.hpp quotes: blocks of 64
-  // lines, each line contiguous in the buffer (core/line_buffer.hpp's line_stride), copied in and
-  // out value by value.
-  const long ld = volfft::core::line_stride(n), block = 64;
+  // lines, each line contiguous in the buffer, n rounded up to even plus 2 values apart (aligned,
+  // and not a power of two apart), copied in and out value by value.
+  const long ld = (n + 1) / 2 * 2 + 2, block = 64;
   Value* line_buffer = static_cast<Value*>(fftw_malloc(std::size_t(block * ld) * sizeof(Value)));
   std::fill(line_buffer, line_buffer + block * ld, Value(0));
   for (int sign : {FFTW_FORWARD, FFTW_BACKWARD})

@@ -37,6 +37,9 @@ struct BatchGeometry {
   /// they hold complex values, whose two parts are transformed alike.
   bool real_values = false;
   bool in_place = false;
+  /// The arrays are a small buffer that stays in cache (the folded backward's block of lines,
+  /// plan/folded_backward.cpp): FFTW's plan as it is, never through a buffer of the batch's own.
+  bool in_cache = false;
   /// Out of place, the batch may overwrite its input (FFTW_DESTROY_INPUT: FFTW may then run its
   /// passes in the input and only the last into the output, Options::destroy_input). ducc0's
   /// batches keep their input but for the multi-dimensional c2r, which cannot.

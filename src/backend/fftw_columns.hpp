@@ -22,8 +22,8 @@
 // measurement is the truth, so it comes out the same each time. FftwBatch times these against
 // FFTW's plan of the whole batch and keeps the faster (src/backend/fftw_batch.cpp).
 //
-// Why rows and not lines in the buffer (each line contiguous there, as these columns were until
-// 2026-12-08 and the folded backward's still are, core/folded_backward.hpp): the copies into a
+// Why rows and not lines in the buffer (each line contiguous there, as in these columns and the
+// folded backward's axis 0, core/folded_backward.hpp, until 2026-12-08): the copies into a
 // line layout transpose value by value, and FFTW's transforms of contiguous lines vectorize within
 // a line. Measured on the Zen 3 VM (2026-12-08, `volfft-fftw-passes columns N double|single`, which
 // runs both; medians of 25, ms, lines -> rows; in place / out of place; forward, then backward):

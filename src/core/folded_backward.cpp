@@ -37,9 +37,10 @@ FoldedGeometry folded_geometry(const Blueprint& bp) {
   g.n0 = bp.shape[0], g.n1 = bp.shape[1], g.n2 = bp.shape[2];
   g.h = g.n2 / 2 + 1;
   g.w = g.h - 1;
-  // Lines through the buffer as the columns of backend/fftw_columns.hpp (core/line_buffer.hpp).
-  g.line_stride = line_stride(g.n0);
-  const Index most = lines_per_block(g.n0, bp.element_bytes);
+  // Lines through the buffer in rows, as the columns of backend/fftw_columns.hpp
+  // (core/line_buffer.hpp); where not 8 lines fit its 512 KiB, 8 in a larger buffer.
+  const Index fit = lines_per_row_block(g.n0, bp.element_bytes);
+  const Index most = fit > 0 ? fit : 8;
   if (g.w == 0) {
     g.block = std::min(most, g.n1);  // every line aside (n2 = 1)
   } else {
@@ -53,6 +54,7 @@ FoldedGeometry folded_geometry(const Blueprint& bp) {
     g.rows = g.chunks == 1 ? std::max<Index>(1, std::min(g.n1, most / g.w)) : 1;
     g.block = g.rows * g.cols;
   }
+  g.pitch = row_pitch(g.block, bp.element_bytes);
   g.aside = FoldedGeometry::round_up(g.n0 * g.n1);
   g.slot = g.line_buffer() + FoldedGeometry::round_up(g.n1 * g.h);
   return g;

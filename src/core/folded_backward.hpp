@@ -8,9 +8,12 @@
 // first w = h - 1 values of each row (2w <= n2 reals) into the output, inside that row's own
 // real row, and the last value of each row into a small array aside (n0 x n1 values); then each
 // plane is copied into a scratch plane of FFTW's layout and c2r'd into its own real plane, which
-// held only that plane's values. Axis 0 runs in blocks of lines through a buffer in cache, as
-// backend/fftw_columns.hpp does, prefetching the input's rows and streaming whole cache lines into
-// the output (plan/folded_backward.cpp). Measured on a Zen 5 VM (32 MiB shared L3, 2026-12-07),
+// held only that plane's values. Axis 0 runs in blocks of lines through a buffer in cache, in rows
+// as backend/fftw_columns.hpp does, prefetching the input's rows and streaming whole cache lines
+// into the output (plan/folded_backward.cpp). The rows replaced lines contiguous in the buffer on
+// 2026-12-08: `volfft-fftw-passes one-rank-r2c N`, the folded backward against a copy and FFTW's
+// 3-D c2r in the same process, three runs of each build, alternating (Zen 3 VM): 128^3 0.68-0.81
+// -> 0.58-0.67, 256^3 0.62-0.72 -> 0.61-0.69. Measured on a Zen 5 VM (32 MiB shared L3, 2026-12-07),
 // docs/performance.md: in the bench, r2c double 128^3 / 256^3 backward 5.0-5.5 / 53-57 ms against
 // 6.6-7.9 / 66-68 for the faster of the other two ways (a copy and FFTW's 3-D c2r, or the split),
 // with a workspace of 0.5 MiB instead of 16.3 (1.8 instead of 129) and half the planning time.
@@ -33,7 +36,7 @@ struct FoldedGeometry {
   Index rows = 0;                ///< rows in one block (several only where a block takes whole rows)
   Index chunks = 0;              ///< blocks along a row: w / cols rounded up (0 where w is 0)
   Index block = 0;               ///< lines the buffer holds: rows * cols, or a block of lines aside
-  Index line_stride = 0;         ///< elements from one line to the next in the buffer
+  Index pitch = 0;               ///< elements from one row of the buffer to the next (row r: point r of every line)
   Index aside = 0;               ///< the array aside: n0 * n1 values, rounded up
   Index slot = 0;                ///< one thread's line buffer and scratch plane, rounded up
 
@@ -41,7 +44,7 @@ struct FoldedGeometry {
   Index folded_blocks() const { return w == 0 ? 0 : (n1 + rows - 1) / rows * chunks; }
   Index aside_blocks() const { return (n1 + block - 1) / block; }
 
-  Index line_buffer() const { return round_up(block * line_stride); }
+  Index line_buffer() const { return round_up(n0 * pitch); }
   Index workspace(int threads) const { return aside + slot * threads; }
   /// Sizes rounded up to 8 elements: every part of the workspace starts 64-byte aligned.
   static Index round_up(Index n) { return (n + 7) / 8 * 8; }

@@ -372,6 +372,23 @@ void columns_match_fftw() {
   auto batch = make_fftw_batch(Precision::float64, g, Effort::estimate, 1, in.data(), out.data(), false);
   unsetenv("VOLFFT_TEST_COLUMNS");
   CHECK_MSG(batch->buffer_bytes() == 0, "5000-point columns took a buffer of " << batch->buffer_bytes() << " bytes");
+  // A batch whose arrays are a buffer in cache (the folded backward's rows) is FFTW's plan, even
+  // where its lines would run as columns and the columns are forced.
+  BatchGeometry rows;
+  rows.extent = {1, 64, 60};
+  rows.axes = {1};
+  rows.in_strides = rows.out_strides = {0, 64, 1};
+  rows.transform = Transform::c2c_backward;
+  rows.in_place = true;
+  rows.in_cache = true;
+  std::vector<std::complex<double>> buffer(64 * 64);
+  setenv("VOLFFT_TEST_COLUMNS", "1", 1);
+  auto in_cache = make_fftw_batch(Precision::float64, rows, Effort::estimate, 1, buffer.data(), buffer.data(), false);
+  rows.in_cache = false;
+  auto elsewhere = make_fftw_batch(Precision::float64, rows, Effort::estimate, 1, buffer.data(), buffer.data(), false);
+  unsetenv("VOLFFT_TEST_COLUMNS");
+  CHECK_MSG(std::string(in_cache->way()) == "fftw", "a batch in cache runs as " << in_cache->way());
+  CHECK_MSG(std::string(elsewhere->way()) == "columns", "the same batch out of cache runs as " << elsewhere->way());
 }
 
 namespace {

@@ -84,8 +84,9 @@ void its_workspace() {
   // Rows of 15 folded lines: four whole rows a block of 60 lines (at most 64), 8 blocks, and
   // one block of the 32 lines aside.
   CHECK(g.h == 16 && g.w == 15 && g.cols == 15 && g.rows == 4 && g.chunks == 1 && g.block == 60);
-  CHECK(g.line_stride == 66 && g.folded_blocks() == 8 && g.aside_blocks() == 1);
-  CHECK(g.aside == 64 * 32 && g.slot == 60 * 66 + 32 * 16);
+  // The buffer's rows: 60 lines and a cache line (4 complex doubles), 64 of them.
+  CHECK(g.pitch == 64 && g.folded_blocks() == 8 && g.aside_blocks() == 1);
+  CHECK(g.aside == 64 * 32 && g.slot == 64 * 64 + 32 * 16);
   CHECK(bp.buffer_count == 1);
   CHECK(bp.buffer_elements == g.workspace(1));
   o.threads = 3;
@@ -99,7 +100,7 @@ void its_workspace() {
   // Rows of odd, tiny and long lines round every part up to 8 values (64-byte starts).
   setenv("VOLFFT_TEST_FOLDED", "1", 1);
   const core::FoldedGeometry odd = core::folded_geometry(one_rank(Options{}, {3, 5, 7}));
-  CHECK(odd.aside == 16 && odd.rows == 5 && odd.block == 15 && odd.line_stride == 6);
+  CHECK(odd.aside == 16 && odd.rows == 5 && odd.block == 15 && odd.pitch == 19);
   CHECK(odd.slot % 8 == 0 && odd.line_buffer() % 8 == 0);
   // Rows longer than a block: 130 folded lines in three blocks of at most 44 (whole cache lines:
   // 4 complex doubles), one row each; 100 in blocks of 52 and 48.
