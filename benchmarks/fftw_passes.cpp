@@ -20,7 +20,8 @@
 //                                              measured plan for the batch, planned three times
 //                                              (its wisdom forgotten in between), and estimated,
 //                                              against the columns of src/backend/fftw_columns.hpp
-//                                              and their layout before 2026-12-08 (lines)
+//                                              without prefetching rows, and their layout before
+//                                              2026-12-08 (lines)
 //   volfft-fftw-passes copied c2c|r2c lines|planes N M
 //                                              M lines of N points (or M planes of N x N), c2c
 //                                              backward or r2c, out of place: FFTW's plan of the
@@ -147,10 +148,13 @@ int columns_mode(long n) {
       for (int k = 0; k < 3; ++k) {
         Api::forget_wisdom();  // FFTW measures afresh each time, as a new process would
         typename Api::plan p = Api::dft(1, &axis0, 2, lines, in, to, sign, FFTW_MEASURE);
-        std::string solver = Api::plan_text(p);  // the outermost solver's name, e.g. "(dft-directbuf/130-..."
+        char* text = Api::sprint_plan(p);
+        std::string solver(text);  // the outermost solver's name, e.g. "(dft-directbuf/130-..."
+        free(text);
         solver = solver.substr(0, std::min(solver.find_first_of(" \n"), std::size_t(28)));
         plans.push_back(p);
-        ways.push_back({"FFTW measured " + std::to_string(k + 1) + " " + solver, [p, in, to] { Api::exec_dft(p, in, to); }});
+        ways.push_back({"FFTW measured " + std::to_string(k + 1) + " " + solver,
+                        [p, in, to] { Api::exec_dft(p, in, to); }});
       }
       Api::forget_wisdom();  // else FFTW_ESTIMATE takes the measured plan from wisdom
       typename Api::plan estimated = Api::dft(1, &axis0, 2, lines, in, to, sign, FFTW_ESTIMATE);
@@ -158,6 +162,8 @@ int columns_mode(long n) {
       ways.push_back({"FFTW estimated", [estimated, in, to] { Api::exec_dft(estimated, in, to); }});
       volfft::backend::FftwColumns<Api> columns(geometry, sign, FFTW_MEASURE, 1);
       ways.push_back({"columns", [&] { columns.execute(in, to); }});
+      volfft::backend::FftwColumns<Api> unprefetched(geometry, sign, FFTW_MEASURE, 1, 0);
+      ways.push_back({"columns, rows not prefetched", [&] { unprefetched.execute(in, to); }});
       const fftw_iodim64 line{n, 1, 1}, block_lines{block, ld, ld};
       typename Api::plan line_plan = Api::dft(1, &line, 1, &block_lines, line_buffer, line_buffer, sign, FFTW_MEASURE);
       plans.push_back(line_plan);

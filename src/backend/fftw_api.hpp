@@ -5,9 +5,6 @@
 
 #include <fftw3.h>
 
-#include <cstdlib>
-#include <string>
-
 namespace volfft::backend {
 
 struct DoubleApi {
@@ -49,12 +46,7 @@ struct DoubleApi {
   static int planner_threads() { return fftw_planner_nthreads(); }
   static void plan_with_threads(int n) { fftw_plan_with_nthreads(n); }
   static void forget_wisdom() { fftw_forget_wisdom(); }
-  static std::string plan_text(plan p) {  // FFTW's description of the plan (its solvers)
-    char* text = fftw_sprint_plan(p);
-    std::string s(text ? text : "");
-    std::free(text);
-    return s;
-  }
+  static char* sprint_plan(plan p) { return fftw_sprint_plan(p); }  // the caller frees it
 };
 
 struct FloatApi {
@@ -96,12 +88,7 @@ struct FloatApi {
   static int planner_threads() { return fftwf_planner_nthreads(); }
   static void plan_with_threads(int n) { fftwf_plan_with_nthreads(n); }
   static void forget_wisdom() { fftwf_forget_wisdom(); }
-  static std::string plan_text(plan p) {  // FFTW's description of the plan (its solvers)
-    char* text = fftwf_sprint_plan(p);
-    std::string s(text ? text : "");
-    std::free(text);
-    return s;
-  }
+  static char* sprint_plan(plan p) { return fftwf_sprint_plan(p); }  // the caller frees it
 };
 
 }  // namespace volfft::backend

@@ -198,8 +198,8 @@ class FftwBatch final : public FftBatch {
     const bool c2c = g.transform == Transform::c2c_forward || g.transform == Transform::c2c_backward;
     const Forced columns_rule = forced("VOLFFT_TEST_COLUMNS");
     ColumnGeometry columns;
-    const bool column_shaped = c2c && !g.in_cache && columns_rule != Forced::never && column_geometry(dims, loops, columns) &&
-                               FftwColumns<Api>::takes(columns);
+    const bool column_shaped = c2c && !g.in_cache && columns_rule != Forced::never &&
+                               column_geometry(dims, loops, columns) && FftwColumns<Api>::takes(columns);
     const int sign = g.transform == Transform::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD;
     if (column_shaped && (columns_rule == Forced::always || effort == Effort::estimate)) {
       columns_ = make_columns(columns, sign, flags, threads);

@@ -13,6 +13,13 @@ namespace volfft::core {
 /// complex doubles fit).
 constexpr std::int64_t kLineBufferBytes = std::int64_t{512} << 10;
 
+/// Rows of the array ahead of the one a block's gather copies whose runs it prefetches
+/// (kernels/prefetch.hpp): the block reads a run from each of n rows a plane apart, more streams
+/// than the hardware's prefetcher follows. The folded backward: 4-16 rows ahead timed alike (r2c
+/// double 256^3, a scratch program not in the repository). The columns: `volfft-fftw-passes
+/// columns N` runs them without too.
+constexpr std::int64_t kPrefetchRows = 8;
+
 /// Lines a block holds: as many lines of n points (values of `value_bytes` bytes) as fit
 /// kLineBufferBytes with their rows' padding, a multiple of 8, at most 64 (the measured best at 128
 /// and 256 points, single and double precision), at least 8; 0 where not 8 fit (the columns leave

@@ -4,12 +4,10 @@
 #include <complex>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <xmmintrin.h>  // _mm_prefetch
-#endif
-
+#include "core/line_buffer.hpp"
 #include "kernels/copy_box.hpp"
 #include "kernels/parallel_for.hpp"
+#include "kernels/prefetch.hpp"
 
 namespace volfft::plan {
 
@@ -45,25 +43,6 @@ FoldedBackward::FoldedBackward(const core::Blueprint& bp, const Options& options
   }
 }
 
-namespace {
-
-// Rows of the input ahead of the one a block's gather copies whose values it prefetches: the
-// block reads a run from each of n0 rows a plane apart, more streams than the hardware's
-// prefetcher follows. 4-16 rows ahead timed alike (r2c double 256^3, a scratch program not in
-// the repository).
-constexpr Index kPrefetchRows = 8;
-
-inline void prefetch(const void* p, std::size_t bytes) {
-#if defined(__SSE2__)
-  const char* c = static_cast<const char*>(p);
-  for (std::size_t b = 0; b < bytes; b += 64) _mm_prefetch(c + b, _MM_HINT_T0);
-#else
-  (void)p, (void)bytes;
-#endif
-}
-
-}  // namespace
-
 template <class Real>
 void FoldedBackward::run_as(const void* input, void* work, void* output) const {
   using Value = std::complex<Real>;
@@ -94,7 +73,8 @@ void FoldedBackward::run_as(const void* input, void* work, void* output) const {
       const Index rows = std::min(g.rows, g.n1 - j0), cols = std::min(g.cols, g.w - k0);
       const std::size_t span = sizeof(Value) * static_cast<std::size_t>((rows - 1) * g.h + cols);
       for (Index r = 0; r < g.n0; ++r) {
-        if (r + kPrefetchRows < g.n0) prefetch(spectrum + (r + kPrefetchRows) * plane + j0 * g.h + k0, span);
+        if (r + core::kPrefetchRows < g.n0)
+          kernels::prefetch(spectrum + (r + core::kPrefetchRows) * plane + j0 * g.h + k0, span);
         for (Index jj = 0; jj < rows; ++jj)
           std::memcpy(static_cast<void*>(buffer + r * pitch + jj * g.cols), spectrum + r * plane + (j0 + jj) * g.h + k0,
                       sizeof(Value) * static_cast<std::size_t>(cols));
@@ -114,8 +94,9 @@ void FoldedBackward::run_as(const void* input, void* work, void* output) const {
     }
     const Index j0 = (b - folded_blocks) * g.block, count = std::min(g.block, g.n1 - j0);
     for (Index r = 0; r < g.n0; ++r) {
-      if (r + kPrefetchRows < g.n0)
-        for (Index x = 0; x < count; ++x) prefetch(spectrum + (r + kPrefetchRows) * plane + (j0 + x) * g.h + g.w, 1);
+      if (r + core::kPrefetchRows < g.n0)
+        for (Index x = 0; x < count; ++x)
+          kernels::prefetch(spectrum + (r + core::kPrefetchRows) * plane + (j0 + x) * g.h + g.w, 1);
       const Value* from = spectrum + r * plane + j0 * g.h + g.w;
       for (Index x = 0; x < count; ++x) buffer[r * pitch + x] = from[x * g.h];
     }

@@ -61,12 +61,12 @@ bool splits_into_planes(const core::Blueprint& bp, const Options& options, const
 // 1.14-1.18x FFTW's in-place 3-D plan split, 1.10x whole (FFTW's out-of-place 3-D plan), while c2c
 // double 128^3 (32 MiB, this VM's last-level cache 35.8 MiB) ran 1.23 -> 1.03x FFTW-MPI's fastest
 // mode split. So a c2c split where one side's array (all fields) was more than half the
-// last-level cache (a quarter since 2026-12-08, below). Below that the 3-D plan is the faster when FFTW's measurement draws well, but
-// it does not always: c2c float 128^3 at one rank (`volfft-bench --compare fftw-mpi,fftw-serial`,
-// 2026-11-29), in one of 26 plannings the forward ran 31.6 ms against 22-26 ms for every FFTW plan
-// measured in the same job, its backward at their speed. So where the effort measures, the
-// planning times the 3-D plan against the split and keeps the faster (plane_split_timing;
-// plan::Program::whole_stage_ops says how). Above half the cache the split is not always the
+// last-level cache (a quarter since 2026-12-08, below). Below that the 3-D plan is the faster when
+// FFTW's measurement draws well, but it does not always: c2c float 128^3 at one rank
+// (`volfft-bench --compare fftw-mpi,fftw-serial`, 2026-11-29), in one of 26 plannings the forward
+// ran 31.6 ms against 22-26 ms for every FFTW plan measured in the same job, its backward at their
+// speed. So where the effort measures, the planning times the 3-D plan against the split
+// (plane_split_timing; plan::Program::whole_stage_ops says how). Above half the cache the split is not always the
 // faster either: on a Zen 5 VM (2026-12-07, 32 MiB shared L3) FFTW's out-of-place 3-D plan ran c2c
 // double 256^3 in 117-124 ms a direction against the split's 125-136, where the Intel VM above
 // read 432.9 against 350.4; so up to 8 times the cache both are measured and timed too.

@@ -30,7 +30,9 @@ bool runs_by_planes(const core::Blueprint& bp, const Options& options, const cor
 enum class SplitTiming {
   by_rule,          ///< no timing: the rule decides (effort estimate, an r2c forward, arrays beyond 8x the cache, ...)
   probe,            ///< the arrays fit a quarter of the cache: the 3-D plan, checked against a cheap split
-  measured_both,    ///< both measured, the faster kept (above a quarter of the cache up to 8 times it; an r2c backward)
+  /// both measured, the split kept unless the 3-D plan is clearly faster (above a quarter of the
+  /// cache up to 8 times it; an r2c backward)
+  measured_both,
 };
 
 /// The timing for stage s in one direction. Only where the FFTW backend measures on the planning
