@@ -166,8 +166,8 @@ StageOps Program::whole_stage_ops(MPI_Comm all, const core::Blueprint& bp, const
   };
   // VOLFFT_TEST_TIMED_SPLIT = 1 (0) takes the split (the 3-D plan) whatever the timing says, so that
   // the tests run the path a bad draw takes (tests/CMakeLists.txt).
-  const bool by_rule = timing == SplitTiming::measured_both;  // the rule splits there (plane_split.cpp)
-  bool split = by_rule ? !faster(split_ops, whole, kRuleMargin) : faster(whole, split_ops, kRuleMargin);
+  const bool rule_splits = runs_by_planes(bp, options, st);
+  bool split = rule_splits ? !faster(split_ops, whole, kRuleMargin) : faster(whole, split_ops, kRuleMargin);
   if (const char* env = std::getenv("VOLFFT_TEST_TIMED_SPLIT"); env && *env) split = std::strcmp(env, "0") != 0;
   if (!split) return whole;
   if (timing == SplitTiming::measured_both) return split_ops;

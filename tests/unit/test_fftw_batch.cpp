@@ -284,12 +284,17 @@ void check_columns(Transform transform, std::array<Index, 3> extent, std::array<
   const std::size_t values = static_cast<std::size_t>(extent[0] * strides[0]);
   std::vector<Value> original(values);
   for (std::size_t k = 0; k < values; ++k) original[k] = Value(Real(std::sin(0.37 * double(k))), Real(0.1 * double(k % 7)));
-  std::vector<Value> results[2];
-  for (int columns : {0, 1}) {
+  // The batch as FFTW's plan (columns 0) or as columns (1).
+  auto make = [&](int columns) {
     setenv("VOLFFT_TEST_COLUMNS", columns ? "1" : "0", 1);
     std::vector<Value> plan_in(values), plan_out(values);
     auto batch = make_fftw_batch(precision, g, Effort::estimate, threads, plan_in.data(), plan_out.data(), false);
     unsetenv("VOLFFT_TEST_COLUMNS");
+    return batch;
+  };
+  std::vector<Value> results[2];
+  for (int columns : {0, 1}) {
+    auto batch = make(columns);
     CHECK_MSG((batch->buffer_bytes() > 0) == (columns == 1),
               "axis " << axis << " extent " << extent[0] << "x" << extent[1] << "x" << extent[2] << ": columns "
                       << (columns ? "not taken" : "taken against VOLFFT_TEST_COLUMNS=0") << " (buffer "
@@ -321,10 +326,7 @@ void check_columns(Transform transform, std::array<Index, 3> extent, std::array<
   const bool dense = strides[2] == 1 && strides[1] == extent[2] && strides[0] == extent[1] * extent[2];
   for (int columns : {0, 1}) {
     if (!dense) break;
-    setenv("VOLFFT_TEST_COLUMNS", columns ? "1" : "0", 1);
-    std::vector<Value> plan_in(values), plan_out(values);
-    auto batch = make_fftw_batch(precision, g, Effort::estimate, threads, plan_in.data(), plan_out.data(), false);
-    unsetenv("VOLFFT_TEST_COLUMNS");
+    auto batch = make(columns);
     const bool scales = batch->scale_output(0.25);
     CHECK_MSG(scales == (columns == 1), "scale_output: " << scales << " with VOLFFT_TEST_COLUMNS=" << columns);
     if (!scales) continue;
